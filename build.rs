@@ -1,0 +1,282 @@
+//! Writes `$OUT_DIR/modelDescription.xml` from `modelDescription.xml.in` and the variable table in
+//! `src/variables.rs`, and hands the GUID (a hash of that table) to the library as `ELASTOGAP_GUID`.
+
+#[path = "src/variables.rs"]
+#[allow(dead_code)]
+mod variables;
+
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::{env, fs, path::PathBuf};
+use variables::{Causality, Dependency, Kind, Rule, Var, Variability, UNITS, VARIABLES};
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/variables.rs");
+    println!("cargo:rerun-if-changed=modelDescription.xml.in");
+    println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
+
+    let guid = guid_of(&variables::interface_fingerprint());
+    println!("cargo:rustc-env=ELASTOGAP_GUID={guid}");
+
+    let template =
+        fs::read_to_string("modelDescription.xml.in").expect("read modelDescription.xml.in");
+    let xml = template
+        .replace("@GUID@", &guid)
+        .replace("@VERSION@", env!("CARGO_PKG_VERSION"))
+        .replace(
+            "@GENERATION_TOOL@",
+            &format!("elastogap {} build.rs", env!("CARGO_PKG_VERSION")),
+        )
+        .replace("@GENERATION_DATE@", &generation_date())
+        .replace("@UNIT_DEFINITIONS@", &unit_definitions())
+        .replace("@MODEL_VARIABLES@", &model_variables())
+        .replace("@OUTPUTS@", &outputs())
+        .replace("@INITIAL_UNKNOWNS@", &initial_unknowns());
+    assert!(
+        !xml.contains('@'),
+        "a placeholder in modelDescription.xml.in was not filled"
+    );
+
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    fs::write(out_dir.join("modelDescription.xml"), xml).expect("write modelDescription.xml");
+    restrict_exports_to_fmi2(&out_dir);
+}
+
+/// The FMU must export the FMI functions and nothing else, but rustc exports every `#[no_mangle]`
+/// function of every dependency too (fmi-sys defines `callback_log` for its own logger). A linker
+/// version script that keeps only `fmi2*` global hides those.
+fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
+    let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if target_os == "linux" || (target_os == "windows" && target_env == "gnu") {
+        let script = out_dir.join("exports.map");
+        fs::write(
+            &script,
+            "{\n  global: fmi2*;\n  local: callback_log; *;\n};\n",
+        )
+        .expect("write exports.map");
+        if target_os == "linux" {
+            println!(
+                "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+                script.display()
+            );
+        }
+    }
+}
+
+/// A name-based (version 5 style) UUID from the SHA-256 of the interface, in the braces FMI tools use.
+fn guid_of(fingerprint: &str) -> String {
+    let digest = Sha256::digest(fingerprint.as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&digest[..16]);
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{{{}-{}-{}-{}-{}}}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// UTC now, or `SOURCE_DATE_EPOCH` for reproducible packages.
+fn generation_date() -> String {
+    let seconds = env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
+    let (days, rem) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn unit_definitions() -> String {
+    let mut out = String::new();
+    for (name, kg, m, s) in UNITS {
+        let mut exponents = String::new();
+        for (symbol, exponent) in [("kg", kg), ("m", m), ("s", s)] {
+            if *exponent != 0 {
+                write!(exponents, " {symbol}=\"{exponent}\"").unwrap();
+            }
+        }
+        writeln!(
+            out,
+            "    <Unit name=\"{}\">\n      <BaseUnit{exponents}/>\n    </Unit>",
+            xml_escape(name)
+        )
+        .unwrap();
+    }
+    out.trim_end().to_string()
+}
+
+fn format_real(x: f64) -> String {
+    // `{:?}` is the shortest text that reads back to the same f64.
+    format!("{x:?}")
+}
+
+fn model_variables() -> String {
+    let mut out = String::new();
+    for (index, v) in VARIABLES.iter().enumerate() {
+        let causality = match v.causality {
+            Causality::Parameter => "parameter",
+            Causality::Input => "input",
+            Causality::Output => "output",
+            Causality::Local => "local",
+        };
+        let variability = match v.variability {
+            Variability::Fixed => "fixed",
+            Variability::Tunable => "tunable",
+            Variability::Discrete => "discrete",
+            Variability::Continuous => "continuous",
+        };
+        // Parameters and inputs are set by the user (exact); everything else is computed.
+        let initial = match v.causality {
+            Causality::Parameter => " initial=\"exact\"",
+            Causality::Input => "",
+            Causality::Output | Causality::Local => " initial=\"calculated\"",
+        };
+        let mut attributes = String::new();
+        match v.kind {
+            Kind::Real => {
+                if let Some(unit) = v.unit {
+                    write!(attributes, " unit=\"{}\"", xml_escape(unit)).unwrap();
+                }
+                if let Rule::AtLeast(bound) = v.rule {
+                    write!(attributes, " min=\"{}\"", format_real(bound)).unwrap();
+                }
+                if let Some(start) = v.start {
+                    write!(attributes, " start=\"{}\"", format_real(start)).unwrap();
+                }
+            }
+            Kind::Integer => {
+                if let Rule::Range(lo, hi) = v.rule {
+                    write!(attributes, " min=\"{lo}\" max=\"{hi}\"").unwrap();
+                }
+                if let Some(start) = v.start {
+                    write!(attributes, " start=\"{}\"", start as i64).unwrap();
+                }
+            }
+            Kind::Boolean => {
+                if let Some(start) = v.start {
+                    let text = if start != 0.0 { "true" } else { "false" };
+                    write!(attributes, " start=\"{text}\"").unwrap();
+                }
+            }
+        }
+        let element = match v.kind {
+            Kind::Real => "Real",
+            Kind::Integer => "Integer",
+            Kind::Boolean => "Boolean",
+        };
+        writeln!(
+            out,
+            "    <!-- index {} -->\n    <ScalarVariable name=\"{}\" valueReference=\"{}\" description=\"{}\" causality=\"{causality}\" variability=\"{variability}\"{initial}>\n      <{element}{attributes}/>\n    </ScalarVariable>",
+            index + 1,
+            xml_escape(v.name),
+            v.value_reference,
+            xml_escape(v.description),
+        )
+        .unwrap();
+    }
+    out.trim_end().to_string()
+}
+
+fn index_of(var: Var) -> usize {
+    VARIABLES
+        .iter()
+        .position(|v| v.var == var)
+        .expect("variable in table")
+        + 1
+}
+
+fn outputs() -> String {
+    let mut out = String::new();
+    for v in VARIABLES
+        .iter()
+        .filter(|v| v.causality == Causality::Output)
+    {
+        let mut pairs: Vec<(usize, &str)> = v
+            .depends_on
+            .iter()
+            .map(|dependency| match dependency {
+                Dependency::Constant(input) => (index_of(*input), "constant"),
+                Dependency::Dependent(input) => (index_of(*input), "dependent"),
+            })
+            .collect();
+        pairs.sort_unstable();
+        let indices: Vec<String> = pairs.iter().map(|(i, _)| i.to_string()).collect();
+        let kinds: Vec<&str> = pairs.iter().map(|(_, k)| *k).collect();
+        if pairs.is_empty() {
+            writeln!(
+                out,
+                "      <Unknown index=\"{}\" dependencies=\"\"/> <!-- {} -->",
+                index_of(v.var),
+                v.name
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "      <Unknown index=\"{}\" dependencies=\"{}\" dependenciesKind=\"{}\"/> <!-- {} -->",
+                index_of(v.var),
+                indices.join(" "),
+                kinds.join(" "),
+                v.name
+            )
+            .unwrap();
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// All outputs are calculated at initialization. Their dependencies are left out, which declares
+/// a dependence on all knowns: during initialization those include the parameters.
+fn initial_unknowns() -> String {
+    let mut out = String::new();
+    for v in VARIABLES
+        .iter()
+        .filter(|v| v.causality == Causality::Output)
+    {
+        writeln!(
+            out,
+            "      <Unknown index=\"{}\"/> <!-- {} -->",
+            index_of(v.var),
+            v.name
+        )
+        .unwrap();
+    }
+    out.trim_end().to_string()
+}

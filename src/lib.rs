@@ -1,0 +1,22 @@
+//! ElastoGap: an FMI 2.0 co-simulation FMU of `Modelica.Mechanics.Translational.Components.ElastoGap`
+//! (Modelica Standard Library 4.1).
+//!
+//! - [`physics`]: the force law and its integration over a step; pure Rust.
+//! - [`model`]: one instance's parameters, inputs and step bookkeeping; pure Rust.
+//! - [`variables`]: the interface table, the single source of the get/set mapping, the
+//!   `modelDescription.xml` and the GUID.
+//! - [`snapshot`]: the serialized FMU state.
+//! - `fmi2`: the exported C ABI, the only module with `unsafe`.
+
+#![deny(unsafe_code)]
+
+pub mod model;
+pub mod physics;
+pub mod snapshot;
+pub mod variables;
+
+#[allow(unsafe_code)]
+mod fmi2;
+
+/// The GUID written into `modelDescription.xml`: a hash of the variable table.
+pub const GUID: &str = env!("ELASTOGAP_GUID");

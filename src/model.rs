@@ -1,0 +1,377 @@
+//! One ElastoGap instance as the co-simulation slave sees it: parameters, inputs, the input history
+//! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
+//! the variable table onto it and knows nothing of the physics.
+
+use crate::physics::{
+    integrate_step, Forces, GapLaw, Motion, Partials, StepIntegral, SubstepLimits,
+};
+use crate::variables::{by_var, Kind, Var, VARIABLES};
+
+/// How the acceleration of a flange is estimated when the master supplies no input derivative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccelerationEstimate {
+    None = 0,
+    FirstOrder = 1,
+    SecondOrder = 2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Parameters {
+    pub law: GapLaw,
+    pub use_heat_port: bool,
+    pub max_substep_size: f64,
+    pub max_substep_count: i32,
+    pub acceleration_estimate: i32,
+}
+
+impl Default for Parameters {
+    fn default() -> Self {
+        let start = |var| by_var(var).start.expect("parameters have a start value");
+        Parameters {
+            law: GapLaw {
+                c: start(Var::C),
+                d: start(Var::D),
+                s_rel0: start(Var::SRel0),
+                n: start(Var::N),
+                s_ref: start(Var::SRef),
+                f_ref: start(Var::FRef),
+            },
+            use_heat_port: start(Var::UseHeatPort) != 0.0,
+            max_substep_size: start(Var::MaxSubstepSize),
+            max_substep_count: start(Var::MaxSubstepCount) as i32,
+            acceleration_estimate: start(Var::AccelerationEstimate) as i32,
+        }
+    }
+}
+
+/// Absolute positions and velocities of the two flanges.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Inputs {
+    pub s_a: f64,
+    pub v_a: f64,
+    pub s_b: f64,
+    pub v_b: f64,
+}
+
+/// The velocity inputs at the starts of the last two steps, newest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VelocityHistory {
+    pub len: usize,
+    pub time: [f64; 2],
+    pub v_a: [f64; 2],
+    pub v_b: [f64; 2],
+}
+
+impl VelocityHistory {
+    fn push(&mut self, time: f64, inputs: &Inputs) {
+        self.time[1] = self.time[0];
+        self.v_a[1] = self.v_a[0];
+        self.v_b[1] = self.v_b[0];
+        self.time[0] = time;
+        self.v_a[0] = inputs.v_a;
+        self.v_b[0] = inputs.v_b;
+        self.len = (self.len + 1).min(2);
+    }
+
+    /// Backward-difference derivative at `time` of the velocities `past` (newest first) extended
+    /// by `now`, of the requested order as far as the history allows (variable step sizes).
+    fn derivative(&self, order: AccelerationEstimate, time: f64, now: f64, past: [f64; 2]) -> f64 {
+        let available = match order {
+            AccelerationEstimate::None => 0,
+            AccelerationEstimate::FirstOrder => self.len.min(1),
+            AccelerationEstimate::SecondOrder => self.len,
+        };
+        match available {
+            0 => 0.0,
+            1 => (now - past[0]) / (time - self.time[0]),
+            _ => {
+                let h2 = time - self.time[0];
+                let h1 = self.time[0] - self.time[1];
+                (2.0 * h2 + h1) / (h2 * (h1 + h2)) * now - (h1 + h2) / (h1 * h2) * past[0]
+                    + h2 / (h1 * (h1 + h2)) * past[1]
+            }
+        }
+    }
+}
+
+/// Accelerations the master supplied through input derivatives for the next step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SuppliedAccelerations {
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+}
+
+/// A parameter or input value that breaks its rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleViolation {
+    pub name: &'static str,
+    pub value: f64,
+    pub rule: String,
+}
+
+impl std::fmt::Display for RuleViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} = {} is not allowed: it must be {}",
+            self.name, self.value, self.rule
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElastoGap {
+    pub parameters: Parameters,
+    pub inputs: Inputs,
+    pub supplied: SuppliedAccelerations,
+    pub history: VelocityHistory,
+    pub time: f64,
+    /// The relative motion at the end of the last step, where the direct-feedthrough outputs are
+    /// evaluated until the master sets an input again.
+    pub end_of_step: Option<Motion>,
+    pub f_mean: f64,
+    pub e_loss: f64,
+    pub q_flow_mean: f64,
+    pub last_step_size: f64,
+}
+
+impl Default for ElastoGap {
+    fn default() -> Self {
+        ElastoGap {
+            parameters: Parameters::default(),
+            inputs: Inputs {
+                s_a: by_var(Var::FlangeAS).start.unwrap_or(0.0),
+                v_a: by_var(Var::FlangeAV).start.unwrap_or(0.0),
+                s_b: by_var(Var::FlangeBS).start.unwrap_or(0.0),
+                v_b: by_var(Var::FlangeBV).start.unwrap_or(0.0),
+            },
+            supplied: SuppliedAccelerations::default(),
+            history: VelocityHistory::default(),
+            time: 0.0,
+            end_of_step: None,
+            f_mean: 0.0,
+            e_loss: 0.0,
+            q_flow_mean: 0.0,
+            last_step_size: 0.0,
+        }
+    }
+}
+
+impl ElastoGap {
+    pub fn new(start_time: f64) -> Self {
+        ElastoGap {
+            time: start_time,
+            ..ElastoGap::default()
+        }
+    }
+
+    /// The relative motion the direct-feedthrough outputs are evaluated at.
+    pub fn motion(&self) -> Motion {
+        self.end_of_step.unwrap_or(Motion {
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+            a: 0.0,
+        })
+    }
+
+    pub fn forces(&self) -> Forces {
+        let motion = self.motion();
+        self.parameters.law.evaluate(motion.s, motion.v)
+    }
+
+    /// Checks every parameter against its rule in the variable table.
+    pub fn check_parameters(&self) -> Result<(), RuleViolation> {
+        for variable in VARIABLES
+            .iter()
+            .filter(|v| v.causality == crate::variables::Causality::Parameter)
+        {
+            self.check(variable.var)?;
+        }
+        Ok(())
+    }
+
+    /// Checks one variable's current value against its rule.
+    pub fn check(&self, var: Var) -> Result<(), RuleViolation> {
+        let variable = by_var(var);
+        let value = self.value(var);
+        if variable.rule.admits(value) {
+            Ok(())
+        } else {
+            Err(RuleViolation {
+                name: variable.name,
+                value,
+                rule: variable.rule.describe(),
+            })
+        }
+    }
+
+    /// The value of any variable as f64 (Booleans 0/1, Integers exact).
+    pub fn value(&self, var: Var) -> f64 {
+        let p = &self.parameters;
+        let forces = || self.forces();
+        let motion = || self.motion();
+        match var {
+            Var::C => p.law.c,
+            Var::D => p.law.d,
+            Var::SRel0 => p.law.s_rel0,
+            Var::N => p.law.n,
+            Var::SRef => p.law.s_ref,
+            Var::FRef => p.law.f_ref,
+            Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
+            Var::MaxSubstepSize => p.max_substep_size,
+            Var::MaxSubstepCount => f64::from(p.max_substep_count),
+            Var::AccelerationEstimate => f64::from(p.acceleration_estimate),
+            Var::FlangeAS => self.inputs.s_a,
+            Var::FlangeAV => self.inputs.v_a,
+            Var::FlangeBS => self.inputs.s_b,
+            Var::FlangeBV => self.inputs.v_b,
+            Var::F => forces().f,
+            Var::SRel => motion().s,
+            Var::VRel => motion().v,
+            Var::Contact => f64::from(u8::from(forces().contact)),
+            Var::LossPower => forces().loss_power,
+            Var::HeatPortQFlow => self.q_flow_mean,
+            Var::FMean => self.f_mean,
+            Var::ELoss => self.e_loss,
+            Var::FC => forces().f_c,
+            Var::FD => forces().f_d,
+        }
+    }
+
+    /// Sets a parameter or input; the caller has checked causality and variability. Integers and
+    /// Booleans arrive as exact f64.
+    pub fn set_value(&mut self, var: Var, value: f64) {
+        let p = &mut self.parameters;
+        match var {
+            Var::C => p.law.c = value,
+            Var::D => p.law.d = value,
+            Var::SRel0 => p.law.s_rel0 = value,
+            Var::N => p.law.n = value,
+            Var::SRef => p.law.s_ref = value,
+            Var::FRef => p.law.f_ref = value,
+            Var::UseHeatPort => p.use_heat_port = value != 0.0,
+            Var::MaxSubstepSize => p.max_substep_size = value,
+            Var::MaxSubstepCount => p.max_substep_count = value as i32,
+            Var::AccelerationEstimate => p.acceleration_estimate = value as i32,
+            Var::FlangeAS => self.inputs.s_a = value,
+            Var::FlangeAV => self.inputs.v_a = value,
+            Var::FlangeBS => self.inputs.s_b = value,
+            Var::FlangeBV => self.inputs.v_b = value,
+            Var::F
+            | Var::SRel
+            | Var::VRel
+            | Var::Contact
+            | Var::LossPower
+            | Var::HeatPortQFlow
+            | Var::FMean
+            | Var::ELoss
+            | Var::FC
+            | Var::FD => unreachable!("the FMI layer sets only parameters and inputs"),
+        }
+        if matches!(
+            var,
+            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV
+        ) {
+            self.end_of_step = None;
+        }
+    }
+
+    fn acceleration_estimate(&self) -> AccelerationEstimate {
+        match self.parameters.acceleration_estimate {
+            0 => AccelerationEstimate::None,
+            1 => AccelerationEstimate::FirstOrder,
+            _ => AccelerationEstimate::SecondOrder,
+        }
+    }
+
+    /// The relative acceleration used over the next step: supplied where the master gave it,
+    /// estimated from the velocity history otherwise.
+    pub fn relative_acceleration(&self, time: f64) -> f64 {
+        let order = self.acceleration_estimate();
+        let a_a = self.supplied.a.unwrap_or_else(|| {
+            self.history
+                .derivative(order, time, self.inputs.v_a, self.history.v_a)
+        });
+        let a_b = self.supplied.b.unwrap_or_else(|| {
+            self.history
+                .derivative(order, time, self.inputs.v_b, self.history.v_b)
+        });
+        a_b - a_a
+    }
+
+    /// Advances from `self.time` by `h`, integrating the law along the motion extrapolated from
+    /// the inputs. Returns what was integrated so the caller can report contact transitions.
+    pub fn do_step(&mut self, h: f64) -> StepIntegral {
+        let time = self.time;
+        let start = Motion {
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+            a: self.relative_acceleration(time),
+        };
+        let limits = SubstepLimits {
+            max_size: self.parameters.max_substep_size,
+            max_count: self.parameters.max_substep_count.max(1) as u32,
+        };
+        let integral = integrate_step(&self.parameters.law, start, h, limits);
+        self.f_mean = integral.impulse / h;
+        self.e_loss += integral.dissipated;
+        self.q_flow_mean = if self.parameters.use_heat_port {
+            -integral.dissipated / h
+        } else {
+            0.0
+        };
+        self.history.push(time, &self.inputs);
+        self.supplied = SuppliedAccelerations::default();
+        self.end_of_step = Some(start.at(h));
+        self.time = time + h;
+        self.last_step_size = h;
+        integral
+    }
+
+    /// Partial derivative of a direct-feedthrough output with respect to an input at the current
+    /// motion; 0 for pairs without a direct dependence.
+    pub fn partial_derivative(&self, output: Var, input: Var) -> f64 {
+        let motion = self.motion();
+        let partials: Partials = self.parameters.law.partials(motion.s, motion.v);
+        // Each input enters only through s_rel or v_rel, with sign -1 at flange_a.
+        let (ds, dv) = match input {
+            Var::FlangeBS => (1.0, 0.0),
+            Var::FlangeAS => (-1.0, 0.0),
+            Var::FlangeBV => (0.0, 1.0),
+            Var::FlangeAV => (0.0, -1.0),
+            _ => return 0.0,
+        };
+        match output {
+            Var::F => partials.f_ds() * ds + partials.f_dv() * dv,
+            Var::SRel => ds,
+            Var::VRel => dv,
+            Var::LossPower => partials.loss_power_ds * ds + partials.loss_power_dv * dv,
+            Var::FC => partials.f_c_ds * ds,
+            Var::FD => partials.f_d_ds * ds + partials.f_d_dv * dv,
+            _ => 0.0,
+        }
+    }
+
+    /// First time derivative of a Real output at the end of the last step, along the extrapolated
+    /// motion (the order that `maxOutputDerivativeOrder="1"` promises).
+    pub fn output_time_derivative(&self, output: Var) -> Option<f64> {
+        if by_var(output).kind != Kind::Real {
+            return None;
+        }
+        let motion = self.motion();
+        let partials = self.parameters.law.partials(motion.s, motion.v);
+        let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
+        Some(match output {
+            Var::F => along(partials.f_ds(), partials.f_dv()),
+            Var::SRel => motion.v,
+            Var::VRel => motion.a,
+            Var::LossPower => along(partials.loss_power_ds, partials.loss_power_dv),
+            Var::FC => along(partials.f_c_ds, 0.0),
+            Var::FD => along(partials.f_d_ds, partials.f_d_dv),
+            Var::ELoss => self.forces().loss_power,
+            // Step means are constant between communication points; parameters and inputs are
+            // not outputs.
+            _ => 0.0,
+        })
+    }
+}

@@ -1,0 +1,193 @@
+//! The byte layout of a serialized FMU state. A fixed little-endian layout with a header, so that a
+//! state written on one machine restores on another and any corrupt or foreign buffer is refused
+//! instead of being trusted.
+
+use crate::model::{ElastoGap, SuppliedAccelerations, VelocityHistory};
+use crate::variables::{Var, VARIABLES};
+
+const MAGIC: &[u8; 8] = b"EGAPFMU2";
+const FORMAT_VERSION: u32 = 1;
+/// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
+const FIELD_COUNT: usize = 34;
+pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
+
+/// Visits every field of the state in the one order used for both writing and reading.
+fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
+    let flag = |present: bool| f64::from(u8::from(present));
+    let p = &mut model.parameters;
+    for value in [
+        &mut p.law.c,
+        &mut p.law.d,
+        &mut p.law.s_rel0,
+        &mut p.law.n,
+        &mut p.law.s_ref,
+        &mut p.law.f_ref,
+        &mut p.max_substep_size,
+    ] {
+        visitor(value);
+    }
+    let mut use_heat_port = flag(p.use_heat_port);
+    let mut max_substep_count = f64::from(p.max_substep_count);
+    let mut acceleration_estimate = f64::from(p.acceleration_estimate);
+    visitor(&mut use_heat_port);
+    visitor(&mut max_substep_count);
+    visitor(&mut acceleration_estimate);
+    p.use_heat_port = use_heat_port != 0.0;
+    p.max_substep_count = max_substep_count as i32;
+    p.acceleration_estimate = acceleration_estimate as i32;
+
+    let i = &mut model.inputs;
+    for value in [&mut i.s_a, &mut i.v_a, &mut i.s_b, &mut i.v_b] {
+        visitor(value);
+    }
+
+    let SuppliedAccelerations { a, b } = &mut model.supplied;
+    for slot in [a, b] {
+        let mut present = flag(slot.is_some());
+        let mut value = slot.unwrap_or(0.0);
+        visitor(&mut present);
+        visitor(&mut value);
+        *slot = (present != 0.0).then_some(value);
+    }
+
+    let VelocityHistory {
+        len,
+        time,
+        v_a,
+        v_b,
+    } = &mut model.history;
+    let mut length = *len as f64;
+    visitor(&mut length);
+    *len = length as usize;
+    for value in time.iter_mut().chain(v_a.iter_mut()).chain(v_b.iter_mut()) {
+        visitor(value);
+    }
+
+    visitor(&mut model.time);
+    let mut has_end = flag(model.end_of_step.is_some());
+    let mut end = model.end_of_step.unwrap_or_default();
+    visitor(&mut has_end);
+    visitor(&mut end.s);
+    visitor(&mut end.v);
+    visitor(&mut end.a);
+    model.end_of_step = (has_end != 0.0).then_some(end);
+
+    for value in [
+        &mut model.f_mean,
+        &mut model.e_loss,
+        &mut model.q_flow_mean,
+        &mut model.last_step_size,
+    ] {
+        visitor(value);
+    }
+}
+
+pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
+    out[..MAGIC.len()].copy_from_slice(MAGIC);
+    out[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let mut copy = *model;
+    let mut offset = MAGIC.len() + 4;
+    let mut count = 0;
+    visit(&mut copy, &mut |value| {
+        out[offset..offset + 8].copy_from_slice(&value.to_le_bytes());
+        offset += 8;
+        count += 1;
+    });
+    debug_assert_eq!(count, FIELD_COUNT);
+}
+
+pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
+    if bytes.len() != SERIALIZED_SIZE {
+        return Err(format!(
+            "the buffer holds {} bytes; a serialized ElastoGap state has {SERIALIZED_SIZE}",
+            bytes.len()
+        ));
+    }
+    if &bytes[..MAGIC.len()] != MAGIC {
+        return Err("the buffer is not a serialized ElastoGap state (wrong header)".into());
+    }
+    let version = u32::from_le_bytes(
+        bytes[MAGIC.len()..MAGIC.len() + 4]
+            .try_into()
+            .expect("4 bytes"),
+    );
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "serialized state format {version} is not supported (this FMU writes format {FORMAT_VERSION})"
+        ));
+    }
+    let mut values = [0.0f64; FIELD_COUNT];
+    for (k, chunk) in bytes[MAGIC.len() + 4..].chunks_exact(8).enumerate() {
+        values[k] = f64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+    }
+    // Flags, counts and enumerations must be exact small integers before they are cast.
+    let mut model = ElastoGap::default();
+    let mut next = 0;
+    let mut malformed = false;
+    visit(&mut model, &mut |slot| {
+        *slot = values[next];
+        next += 1;
+    });
+    let mut check_integer_slot = |index: usize, lo: f64, hi: f64| {
+        let v = values[index];
+        if !(v >= lo && v <= hi && v.fract() == 0.0) {
+            malformed = true;
+        }
+    };
+    check_integer_slot(7, 0.0, 1.0); // useHeatPort
+    check_integer_slot(8, 1.0, 1e6); // maxSubstepCount
+    check_integer_slot(9, 0.0, 2.0); // accelerationEstimate
+    check_integer_slot(14, 0.0, 1.0); // supplied a present
+    check_integer_slot(16, 0.0, 1.0); // supplied b present
+    check_integer_slot(18, 0.0, 2.0); // history length
+    check_integer_slot(26, 0.0, 1.0); // end-of-step present
+    if malformed || values.iter().any(|v| !v.is_finite()) {
+        return Err(
+            "the serialized state is corrupt (a value is out of range or not finite)".into(),
+        );
+    }
+    for variable in VARIABLES {
+        if matches!(
+            variable.var,
+            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV
+        ) || variable.causality == crate::variables::Causality::Parameter
+        {
+            model
+                .check(variable.var)
+                .map_err(|violation| format!("the serialized state is corrupt: {violation}"))?;
+        }
+    }
+    Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_is_bit_identical_and_corruption_is_refused() {
+        let mut model = ElastoGap::new(0.25);
+        model.parameters.law.c = 1e4;
+        model.parameters.use_heat_port = true;
+        model.inputs.s_b = -0.01;
+        model.inputs.v_b = -1.0;
+        model.supplied.b = Some(3.5);
+        model.do_step(1e-3);
+        model.inputs.v_b = -0.9;
+        model.supplied.a = Some(-2.0);
+        let mut bytes = [0u8; SERIALIZED_SIZE];
+        write(&model, &mut bytes);
+        let back = read(&bytes).expect("valid state");
+        assert_eq!(back, model);
+
+        let mut truncated = bytes.to_vec();
+        truncated.pop();
+        assert!(read(&truncated).is_err());
+        let mut bad_flag = bytes;
+        bad_flag[12 + 7 * 8..12 + 8 * 8].copy_from_slice(&0.5f64.to_le_bytes());
+        assert!(read(&bad_flag).is_err());
+        let mut negative_c = bytes;
+        negative_c[12..20].copy_from_slice(&(-1.0f64).to_le_bytes());
+        assert!(read(&negative_c).unwrap_err().contains("c = -1"));
+    }
+}

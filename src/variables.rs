@@ -1,0 +1,258 @@
+//! The interface of the FMU: one table that is the single source of truth for `fmi2Get*`/`fmi2Set*`,
+//! the `modelDescription.xml` (written by `build.rs`, which includes this file) and the GUID.
+//!
+//! This file is pure data with no dependencies so that `build.rs` can compile it too.
+
+/// Identifies a variable independently of its value reference, so that code matching on it is
+/// checked for exhaustiveness by the compiler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Var {
+    C,
+    D,
+    SRel0,
+    N,
+    SRef,
+    FRef,
+    UseHeatPort,
+    MaxSubstepSize,
+    MaxSubstepCount,
+    AccelerationEstimate,
+    FlangeAS,
+    FlangeAV,
+    FlangeBS,
+    FlangeBV,
+    F,
+    SRel,
+    VRel,
+    Contact,
+    LossPower,
+    HeatPortQFlow,
+    FMean,
+    ELoss,
+    FC,
+    FD,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Real,
+    Integer,
+    Boolean,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Causality {
+    Parameter,
+    Input,
+    Output,
+    Local,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variability {
+    Fixed,
+    Tunable,
+    Discrete,
+    Continuous,
+}
+
+/// The admissible values of a parameter or input. Checked by the FMI layer (parameters at
+/// `fmi2ExitInitializationMode` and whenever a tunable one is set; inputs on every set) and
+/// written into the XML as `min`/`max` where it can be expressed there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rule {
+    /// Any value (outputs, locals, Booleans).
+    Any,
+    /// Finite.
+    Finite,
+    /// Finite and `>= bound`.
+    AtLeast(f64),
+    /// Finite and `> 0`.
+    Positive,
+    /// Integer in `[lo, hi]`.
+    Range(i32, i32),
+}
+
+impl Rule {
+    pub fn admits(self, value: f64) -> bool {
+        match self {
+            Rule::Any => true,
+            Rule::Finite => value.is_finite(),
+            Rule::AtLeast(bound) => value.is_finite() && value >= bound,
+            Rule::Positive => value.is_finite() && value > 0.0,
+            Rule::Range(lo, hi) => value >= f64::from(lo) && value <= f64::from(hi),
+        }
+    }
+
+    /// The rule in words, for error messages and the documentation.
+    pub fn describe(self) -> String {
+        match self {
+            Rule::Any => "any value".to_string(),
+            Rule::Finite => "a finite number".to_string(),
+            Rule::AtLeast(bound) => format!("a finite number >= {bound}"),
+            Rule::Positive => "a finite number > 0".to_string(),
+            Rule::Range(lo, hi) => format!("an integer from {lo} to {hi}"),
+        }
+    }
+}
+
+/// Which way an output depends on an input, for `<ModelStructure>` `dependenciesKind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    /// Linear with constant coefficients (`s_rel = flange_b.s - flange_a.s`).
+    Constant(Var),
+    /// Any other (nonlinear or switching) dependence.
+    Dependent(Var),
+}
+
+pub struct Variable {
+    pub var: Var,
+    pub name: &'static str,
+    pub value_reference: u32,
+    pub kind: Kind,
+    pub causality: Causality,
+    pub variability: Variability,
+    /// Start value (Booleans as 0/1); `None` for calculated variables.
+    pub start: Option<f64>,
+    pub unit: Option<&'static str>,
+    pub rule: Rule,
+    pub description: &'static str,
+    /// Inputs this output depends on directly (no step between); empty for outputs whose value
+    /// only changes in `fmi2DoStep`.
+    pub depends_on: &'static [Dependency],
+}
+
+use Causality::*;
+use Dependency::*;
+use Kind::*;
+use Variability::*;
+
+const NO_DEPENDENCY: &[Dependency] = &[];
+const ON_POSITIONS: &[Dependency] = &[Constant(Var::FlangeAS), Constant(Var::FlangeBS)];
+const ON_VELOCITIES: &[Dependency] = &[Constant(Var::FlangeAV), Constant(Var::FlangeBV)];
+const ON_POSITIONS_SWITCHING: &[Dependency] = &[Dependent(Var::FlangeAS), Dependent(Var::FlangeBS)];
+const ON_MOTION: &[Dependency] = &[
+    Dependent(Var::FlangeAS),
+    Dependent(Var::FlangeAV),
+    Dependent(Var::FlangeBS),
+    Dependent(Var::FlangeBV),
+];
+
+macro_rules! variable {
+    ($var:ident, $name:literal, $vr:literal, $kind:ident, $causality:ident, $variability:ident,
+     $start:expr, $unit:expr, $rule:expr, $depends_on:expr, $description:literal) => {
+        Variable {
+            var: Var::$var,
+            name: $name,
+            value_reference: $vr,
+            kind: $kind,
+            causality: $causality,
+            variability: $variability,
+            start: $start,
+            unit: $unit,
+            rule: $rule,
+            description: $description,
+            depends_on: $depends_on,
+        }
+    };
+}
+
+/// Value references are unique across all types so that a reference alone names a variable.
+#[rustfmt::skip]
+pub const VARIABLES: &[Variable] = &[
+    variable!(C, "c", 1, Real, Parameter, Tunable, Some(1.0), Some("N/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Spring constant (>= 0); used for the default reference force f_ref = c*s_ref"),
+    variable!(D, "d", 2, Real, Parameter, Tunable, Some(1.0), Some("N.s/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Damping constant (>= 0)"),
+    variable!(SRel0, "s_rel0", 3, Real, Parameter, Tunable, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
+        "Unstretched length: contact while s_rel < s_rel0"),
+    variable!(N, "n", 4, Real, Parameter, Tunable, Some(1.0), Some("1"), Rule::AtLeast(1.0), NO_DEPENDENCY,
+        "Exponent of the spring force law, f_c = -f_ref*|(s_rel - s_rel0)/s_ref|^n (>= 1)"),
+    variable!(SRef, "s_ref", 5, Real, Parameter, Tunable, Some(1.0), Some("m"), Rule::Positive, NO_DEPENDENCY,
+        "Reference relative compression at which |f_c| = f_ref (> 0)"),
+    variable!(FRef, "f_ref", 6, Real, Parameter, Tunable, Some(0.0), Some("N"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Reference spring force at s_ref (>= 0); 0 selects the Modelica default c*s_ref"),
+    variable!(UseHeatPort, "useHeatPort", 7, Boolean, Parameter, Fixed, Some(0.0), None, Rule::Any, NO_DEPENDENCY,
+        "If true, the dissipated power leaves through heatPort.Q_flow"),
+    variable!(MaxSubstepSize, "maxSubstepSize", 8, Real, Parameter, Tunable, Some(1e-4), Some("s"), Rule::Positive, NO_DEPENDENCY,
+        "Largest substep used to integrate the force over a communication step while in contact (> 0)"),
+    variable!(MaxSubstepCount, "maxSubstepCount", 9, Integer, Parameter, Tunable, Some(1000.0), None, Rule::Range(1, 1_000_000), NO_DEPENDENCY,
+        "Most substeps in one communication step; bounds the cost of a long step (>= 1)"),
+    variable!(AccelerationEstimate, "accelerationEstimate", 10, Integer, Parameter, Tunable, Some(2.0), None, Rule::Range(0, 2), NO_DEPENDENCY,
+        "Flange acceleration used to extrapolate the motion over a step when the master supplies no input derivatives: 0 none, 1 first-order and 2 second-order backward difference of the velocity inputs"),
+    variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
+        "Absolute position of flange_a"),
+    variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
+        "Absolute velocity of flange_a"),
+    variable!(FlangeBS, "flange_b.s", 13, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
+        "Absolute position of flange_b"),
+    variable!(FlangeBV, "flange_b.v", 14, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
+        "Absolute velocity of flange_b"),
+    variable!(F, "f", 20, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
+        "Force at flange_b (flange_a feels -f); f = f_c + f_d <= 0, never pulling"),
+    variable!(SRel, "s_rel", 21, Real, Output, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
+        "Relative distance flange_b.s - flange_a.s"),
+    variable!(VRel, "v_rel", 22, Real, Output, Continuous, None, Some("m/s"), Rule::Any, ON_VELOCITIES,
+        "Relative velocity flange_b.v - flange_a.v"),
+    variable!(Contact, "contact", 23, Boolean, Output, Discrete, None, None, Rule::Any, ON_POSITIONS_SWITCHING,
+        "True while s_rel < s_rel0"),
+    variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
+        "Instantaneous dissipated power f_d*v_rel (>= 0)"),
+    variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, NO_DEPENDENCY,
+        "Mean heat flow into the heat port over the last communication step, -(energy dissipated in it)/h, if useHeatPort; else 0"),
+    variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step"),
+    variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, NO_DEPENDENCY,
+        "Energy dissipated since the start (integral of lossPower over the steps taken; monotone)"),
+    variable!(FC, "f_c", 30, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Spring part of f (<= 0)"),
+    variable!(FD, "f_d", 31, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Damper part of f, bounded by the spring part: |f_d| <= |f_c|"),
+];
+
+pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
+    VARIABLES
+        .iter()
+        .find(|v| v.value_reference == value_reference)
+}
+
+pub fn by_var(var: Var) -> &'static Variable {
+    VARIABLES
+        .iter()
+        .find(|v| v.var == var)
+        .expect("every Var has a row in VARIABLES")
+}
+
+/// Units used in the table and their SI base-unit exponents (kg, m, s) for `<UnitDefinitions>`.
+pub const UNITS: &[(&str, i32, i32, i32)] = &[
+    ("N/m", 1, 0, -2),
+    ("N.s/m", 1, 0, -1),
+    ("m", 0, 1, 0),
+    ("1", 0, 0, 0),
+    ("N", 1, 1, -2),
+    ("s", 0, 0, 1),
+    ("m/s", 0, 1, -1),
+    ("W", 1, 2, -3),
+    ("J", 1, 2, -2),
+];
+
+/// A canonical text of everything in the table that an importer relies on; the GUID is its hash,
+/// so any interface change gives a new GUID.
+pub fn interface_fingerprint() -> String {
+    let mut text = String::new();
+    for v in VARIABLES {
+        text.push_str(&format!(
+            "{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}\n",
+            v.name,
+            v.value_reference,
+            v.kind,
+            v.causality,
+            v.variability,
+            v.start.map(f64::to_bits),
+            v.unit,
+            v.rule,
+            v.depends_on
+        ));
+    }
+    text
+}
