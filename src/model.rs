@@ -7,12 +7,32 @@ use crate::physics::{
 };
 use crate::variables::{by_var, Kind, Var, VARIABLES};
 
-/// How the acceleration of a flange is estimated when the master supplies no input derivative.
+/// How the acceleration of a flange over a step is obtained; the parameter `accelerationEstimate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccelerationEstimate {
+    /// Zero unless supplied: the motion is extrapolated with the velocity alone.
     None = 0,
+    /// The mean acceleration of the previous step (first-order backward difference).
     FirstOrder = 1,
+    /// The second-order backward difference of the velocity at the step start.
     SecondOrder = 2,
+    /// The mean acceleration over the coming step, extrapolated linearly from the mean
+    /// accelerations of the last two steps (or from a supplied acceleration and the last step's
+    /// mean). A master that holds the FMU's `f_mean` over a step moves the flange with exactly a
+    /// constant acceleration over it, so this is the acceleration the FMU should integrate along;
+    /// it measured best (see `examples/convergence.rs`).
+    MidStepExtrapolation = 3,
+}
+
+impl AccelerationEstimate {
+    pub fn from_parameter(value: i32) -> Self {
+        match value {
+            0 => AccelerationEstimate::None,
+            1 => AccelerationEstimate::FirstOrder,
+            2 => AccelerationEstimate::SecondOrder,
+            _ => AccelerationEstimate::MidStepExtrapolation,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,22 +93,39 @@ impl VelocityHistory {
         self.len = (self.len + 1).min(2);
     }
 
-    /// Backward-difference derivative at `time` of the velocities `past` (newest first) extended
-    /// by `now`, of the requested order as far as the history allows (variable step sizes).
-    fn derivative(&self, order: AccelerationEstimate, time: f64, now: f64, past: [f64; 2]) -> f64 {
-        let available = match order {
-            AccelerationEstimate::None => 0,
-            AccelerationEstimate::FirstOrder => self.len.min(1),
-            AccelerationEstimate::SecondOrder => self.len,
-        };
-        match available {
-            0 => 0.0,
-            1 => (now - past[0]) / (time - self.time[0]),
-            _ => {
-                let h2 = time - self.time[0];
-                let h1 = self.time[0] - self.time[1];
-                (2.0 * h2 + h1) / (h2 * (h1 + h2)) * now - (h1 + h2) / (h1 * h2) * past[0]
-                    + h2 / (h1 * (h1 + h2)) * past[1]
+    /// The acceleration to extrapolate one flange's motion with over the step `[time, time + h]`,
+    /// from its velocity `now`, its past velocities `past` (newest first) and the acceleration the
+    /// master supplied, if any. Variable step sizes are taken into account; with too short a
+    /// history the estimate falls back to a lower order.
+    fn acceleration(
+        &self,
+        mode: AccelerationEstimate,
+        time: f64,
+        h: f64,
+        now: f64,
+        past: [f64; 2],
+        supplied: Option<f64>,
+    ) -> f64 {
+        // Mean accelerations of the last two steps and the step sizes they belong to.
+        let h1 = time - self.time[0];
+        let h2 = self.time[0] - self.time[1];
+        let mean1 = (now - past[0]) / h1;
+        let mean2 = (past[0] - past[1]) / h2;
+        match (mode, supplied, self.len) {
+            (AccelerationEstimate::MidStepExtrapolation, Some(a), 1..) => {
+                // From the last step's mean (at its midpoint) through `a` (at `time`) to the
+                // middle of the coming step.
+                a + (a - mean1) * h / h1
+            }
+            (_, Some(a), _) => a,
+            (AccelerationEstimate::None, None, _) | (_, None, 0) => 0.0,
+            (AccelerationEstimate::FirstOrder, None, _) | (_, None, 1) => mean1,
+            (AccelerationEstimate::SecondOrder, None, _) => {
+                (2.0 * h1 + h2) / (h1 * (h1 + h2)) * now - (h1 + h2) / (h1 * h2) * past[0]
+                    + h1 / (h2 * (h1 + h2)) * past[1]
+            }
+            (AccelerationEstimate::MidStepExtrapolation, None, _) => {
+                mean1 + (mean1 - mean2) * (h + h1) / (h1 + h2)
             }
         }
     }
@@ -276,26 +313,14 @@ impl ElastoGap {
         }
     }
 
-    fn acceleration_estimate(&self) -> AccelerationEstimate {
-        match self.parameters.acceleration_estimate {
-            0 => AccelerationEstimate::None,
-            1 => AccelerationEstimate::FirstOrder,
-            _ => AccelerationEstimate::SecondOrder,
-        }
-    }
-
-    /// The relative acceleration used over the next step: supplied where the master gave it,
-    /// estimated from the velocity history otherwise.
-    pub fn relative_acceleration(&self, time: f64) -> f64 {
-        let order = self.acceleration_estimate();
-        let a_a = self.supplied.a.unwrap_or_else(|| {
-            self.history
-                .derivative(order, time, self.inputs.v_a, self.history.v_a)
-        });
-        let a_b = self.supplied.b.unwrap_or_else(|| {
-            self.history
-                .derivative(order, time, self.inputs.v_b, self.history.v_b)
-        });
+    /// The relative acceleration used over the step `[time, time + h]`.
+    pub fn relative_acceleration(&self, time: f64, h: f64) -> f64 {
+        let mode = AccelerationEstimate::from_parameter(self.parameters.acceleration_estimate);
+        let history = &self.history;
+        let a_a =
+            history.acceleration(mode, time, h, self.inputs.v_a, history.v_a, self.supplied.a);
+        let a_b =
+            history.acceleration(mode, time, h, self.inputs.v_b, history.v_b, self.supplied.b);
         a_b - a_a
     }
 
@@ -306,7 +331,7 @@ impl ElastoGap {
         let start = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
-            a: self.relative_acceleration(time),
+            a: self.relative_acceleration(time, h),
         };
         let limits = SubstepLimits {
             max_size: self.parameters.max_substep_size,
