@@ -198,7 +198,7 @@ struct Logger {
 
 impl Logger {
     fn is_enabled(&self, category: Category) -> bool {
-        self.enabled[category as usize]
+        self.callback.is_some() && self.enabled[category as usize]
     }
 
     /// Errors and fatal errors always reach the importer, since they carry the reason of a
@@ -208,7 +208,7 @@ impl Logger {
             return;
         };
         let always = matches!(category, Category::StatusError | Category::StatusFatal);
-        if !always && !self.is_enabled(category) {
+        if !always && !self.enabled[category as usize] {
             return;
         }
         // The message is a printf format for the importer: escape '%', drop interior NULs.

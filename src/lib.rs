@@ -15,8 +15,9 @@ pub mod physics;
 pub mod snapshot;
 pub mod variables;
 
+/// The exported C functions; public so that in-process tests can call them without a loader.
 #[allow(unsafe_code)]
-mod fmi2;
+pub mod fmi2;
 
 /// The GUID written into `modelDescription.xml`: a hash of the variable table.
 pub const GUID: &str = env!("ELASTOGAP_GUID");

@@ -1,0 +1,392 @@
+//! Co-simulation of `Modelica.Mechanics.Translational.Examples.ElastoGap` (MSL 4.1) with the two
+//! ElastoGaps as two instances of the packaged FMU; the masses and SpringDampers are integrated by
+//! this master (see `tests/support/cosim.rs`).
+//!
+//! ```text
+//! cargo run --release --example msl_elastogap -- --fmu target/fmu/ElastoGap.fmu --out out/ \
+//!     [--step 0.01] [--coupling best|mean|naive] [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
+//! ```
+//! Writes `<out>/ElastoGap_cosim.csv` and `<out>/ElastoGap_cosim.svg`. With `--reference`, prints
+//! the largest deviation of each MSL comparison signal and exits with status 1 if one leaves the
+//! MSL tube (2e-3). Status 2: bad arguments or a failed FMU call.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::error::Error;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use plotters::prelude::*;
+
+use support::cosim::{self, Coupling, DemoOptions, DemoRun, TimeSeries, COMPARISON_SIGNALS, TUBE};
+use support::Fmu;
+
+const USAGE: &str = "\
+usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS] [--coupling best|mean|naive]
+                     [--reference MSL.csv]
+
+  --fmu        the ElastoGap FMU (default: $ELASTOGAP_FMU or target/fmu/ElastoGap.fmu)
+  --out        output directory (default: out)
+  --step       communication step in s (default: 0.01)
+  --coupling   best: Gauss-Seidel, input derivatives, mean forces f_mean (default)
+               mean: mean forces f_mean, the FMU estimating the acceleration itself
+               naive: forces f at the start of each step held over the step
+  --reference  MSL reference result; compare the comparison signals with it (tube 2e-3)";
+
+struct Args {
+    fmu: PathBuf,
+    out: PathBuf,
+    options: DemoOptions,
+    reference: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        fmu: support::default_fmu_path(),
+        out: PathBuf::from("out"),
+        options: DemoOptions::default(),
+        reference: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let (key, inline) = match arg.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next())
+                .ok_or_else(|| format!("{key} needs a value"))
+        };
+        match key.as_str() {
+            "--fmu" => args.fmu = PathBuf::from(value()?),
+            "--out" => args.out = PathBuf::from(value()?),
+            "--step" => {
+                let v = value()?;
+                let step: f64 = v.parse().map_err(|_| format!("--step {v}: not a number"))?;
+                if !(step > 0.0 && step <= cosim::STOP_TIME) {
+                    return Err(format!(
+                        "--step {v}: must be in (0, {}] s",
+                        cosim::STOP_TIME
+                    ));
+                }
+                args.options.step = step;
+            }
+            "--coupling" => args.options.coupling = value()?.parse()?,
+            "--reference" => args.reference = Some(PathBuf::from(value()?)),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Ok(false): a comparison signal left the tube.
+fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
+    let fmu = std::sync::Arc::new(
+        Fmu::open(&args.fmu).map_err(|e| format!("cannot load {}: {e}", args.fmu.display()))?,
+    );
+    let missing = fmu.missing_functions();
+    if !missing.is_empty() {
+        return Err(format!("the FMU lacks FMI 2.0 functions: {}", missing.join(", ")).into());
+    }
+    let reference = args
+        .reference
+        .as_deref()
+        .map(TimeSeries::read_csv)
+        .transpose()?;
+
+    let started = std::time::Instant::now();
+    let run = cosim::run_demo(&fmu, &args.options)?;
+    let elapsed = started.elapsed();
+
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let csv = args.out.join("ElastoGap_cosim.csv");
+    let svg = args.out.join("ElastoGap_cosim.svg");
+    write_csv(&run, &csv)?;
+    plot(&run, reference.as_ref(), &svg).map_err(|e| format!("plot {}: {e}", svg.display()))?;
+
+    let o = &run.options;
+    println!(
+        "Modelica.Mechanics.Translational.Examples.ElastoGap, co-simulated 0..{} s",
+        o.stop_time
+    );
+    println!(
+        "  FMU:       {} ({} {}, two instances: elastoGap1, elastoGap2)",
+        args.fmu.display(),
+        fmu.model_description.model_name,
+        fmu.model_description.guid
+    );
+    println!(
+        "  step:      {} s ({} communication steps, {:.0} ms wall time)",
+        o.step,
+        run.rows.len() - 1,
+        elapsed.as_secs_f64() * 1e3
+    );
+    println!(
+        "  coupling:  {} ({})",
+        o.coupling,
+        match o.coupling {
+            Coupling::Best =>
+                "Gauss-Seidel; mass2's acceleration given as input derivative; mean gap forces f_mean held over each step",
+            Coupling::MeanForce =>
+                "Gauss-Seidel; mean gap forces f_mean held over each step, from the FMU's own acceleration estimate",
+            Coupling::Naive => "gap forces f at the start of each step held over the step; no input derivatives",
+        }
+    );
+    println!("  results:   {}", csv.display());
+    println!("  plot:      {}", svg.display());
+
+    let mut inside = true;
+    if let (Some(reference), Some(path)) = (&reference, &args.reference) {
+        let worst = cosim::max_deviation_from_csv(&run, reference)?;
+        println!(
+            "Deviation from the reference {} (MSL tube {TUBE}):",
+            path.display()
+        );
+        for (name, (dev, at)) in COMPARISON_SIGNALS.iter().zip(worst) {
+            let ok = dev <= TUBE;
+            inside &= ok;
+            println!(
+                "  {name:<20} max |deviation| = {dev:.3e} at t = {at:.3} s  {}",
+                if ok { "inside" } else { "OUTSIDE the tube" }
+            );
+        }
+        println!(
+            "{}",
+            if inside {
+                "All comparison signals stay inside the tube."
+            } else {
+                "FAILED: a comparison signal leaves the tube."
+            }
+        );
+    }
+    Ok(inside)
+}
+
+fn write_csv(run: &DemoRun, path: &Path) -> Result<(), String> {
+    let names = [
+        "time",
+        "elastoGap1.v_rel",
+        "elastoGap2.s_rel",
+        "springDamper1.v_rel",
+        "springDamper2.s_rel",
+        "mass1.s",
+        "mass1.v",
+        "mass2.s",
+        "mass2.v",
+        "elastoGap1.f",
+        "elastoGap2.f",
+        "elastoGap1.f_mean",
+        "elastoGap2.f_mean",
+        "elastoGap1.contact",
+        "elastoGap2.contact",
+        "elastoGap1.E_loss",
+        "elastoGap2.E_loss",
+        "springDamper1.f",
+        "springDamper2.f",
+    ];
+    let mut text = String::new();
+    let header: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    text.push_str(&header.join(","));
+    text.push('\n');
+    for r in &run.rows {
+        let c = r.comparison();
+        let values = [
+            r.time,
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            r.x1,
+            r.v1,
+            r.x2,
+            r.v2,
+            r.gap1.f,
+            r.gap2.f,
+            r.gap1.f_mean,
+            r.gap2.f_mean,
+            f64::from(u8::from(r.gap1.contact)),
+            f64::from(u8::from(r.gap2.contact)),
+            r.gap1.e_loss,
+            r.gap2.e_loss,
+            r.spring_damper1_f(),
+            r.spring_damper2_f(),
+        ];
+        let line: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+        writeln!(text, "{}", line.join(",")).expect("write to String");
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A curve of the plot: its legend and how to read it from a row.
+type Signal = (&'static str, fn(&cosim::Row) -> f64);
+
+/// Positions of both masses (with the reference's, dashed, if given) and the two gap forces.
+fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<(), Box<dyn Error>> {
+    let o = &run.options;
+    let stop = o.stop_time;
+    let colors = [RGBColor(31, 119, 180), RGBColor(214, 39, 40)];
+    let root = SVGBackend::new(path, (1100, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let title = format!(
+        "MSL Translational.Examples.ElastoGap: co-simulation, 2 ElastoGap FMU instances (step {} s, coupling {})",
+        o.step, o.coupling
+    );
+    let root = root.titled(&title, ("sans-serif", 20))?;
+    let (upper, lower) = root.split_vertically(390);
+
+    // Positions.
+    let mut chart = ChartBuilder::on(&upper)
+        .caption("Positions of the masses", ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..stop, -2.6..2.0)?;
+    chart
+        .configure_mesh()
+        .x_desc("time t (s)")
+        .y_desc("position s (m)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    let series: [Signal; 2] = [
+        ("mass1.s (between springDamper1 and springDamper2)", |r| {
+            r.x1
+        }),
+        ("mass2.s (between elastoGap1 and elastoGap2)", |r| r.x2),
+    ];
+    for ((label, get), color) in series.into_iter().zip(colors) {
+        chart
+            .draw_series(LineSeries::new(
+                run.rows.iter().map(|r| (r.time, get(r))),
+                color.stroke_width(3),
+            ))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
+            });
+    }
+    if let Some(reference) = reference {
+        // x = 2 m - s_rel of the component between the mass and the right wall.
+        for (i, column) in ["springDamper2.s_rel", "elastoGap2.s_rel"]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(values) = reference.column(column) {
+                let points: Vec<(f64, f64)> = reference
+                    .time
+                    .iter()
+                    .zip(values)
+                    .map(|(&t, &s)| (t, cosim::WALL_RIGHT - s))
+                    .collect();
+                let style = BLACK.stroke_width(1);
+                let drawn = chart.draw_series(DashedLineSeries::new(points, 5, 5, style))?;
+                if i == 0 {
+                    drawn
+                        .label("MSL reference result (Dymola), dashed")
+                        .legend(|(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 8, y)], BLACK.stroke_width(1))
+                        });
+                }
+            }
+        }
+    }
+    // mass2 touches elastoGap1 below -0.5 m and elastoGap2 above +0.5 m.
+    let threshold = RGBColor(0, 150, 80);
+    for (i, s) in [-0.5, 0.5].into_iter().enumerate() {
+        let drawn = chart.draw_series(DashedLineSeries::new(
+            [(0.0, s), (stop, s)],
+            3,
+            6,
+            threshold.stroke_width(1),
+        ))?;
+        if i == 0 {
+            drawn
+                .label("mass2 in contact beyond -0.5 m (elastoGap1) / +0.5 m (elastoGap2)")
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], threshold.stroke_width(1))
+                });
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+
+    // Gap forces.
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for r in &run.rows {
+        for f in [r.gap1.f, r.gap2.f] {
+            lo = lo.min(f);
+            hi = hi.max(f);
+        }
+    }
+    let pad = 0.05 * (hi - lo).max(1.0);
+    let mut chart = ChartBuilder::on(&lower)
+        .caption(
+            "Forces of the two ElastoGap FMUs (at flange_b)",
+            ("sans-serif", 16),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
+    chart
+        .configure_mesh()
+        .x_desc("time t (s)")
+        .y_desc("force f (N)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    let forces: [Signal; 2] = [
+        ("elastoGap1.f (wall at -2 m to mass2)", |r| r.gap1.f),
+        ("elastoGap2.f (mass2 to wall at +2 m)", |r| r.gap2.f),
+    ];
+    for ((label, get), color) in forces.into_iter().zip(colors) {
+        chart
+            .draw_series(LineSeries::new(
+                run.rows.iter().map(|r| (r.time, get(r))),
+                color.stroke_width(2),
+            ))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

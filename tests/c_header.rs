@@ -1,0 +1,191 @@
+//! The exported functions have exactly the signatures of the FMI 2.0 standard.
+//!
+//! cbindgen writes a C header of the `extern "C"` functions in `src/fmi2.rs`; the system C compiler
+//! (`cc`) then compiles `tests/c/check_exports.c`, which includes the standard's `fmi2Functions.h`
+//! (copied to `tests/c/fmi2/`) first and the generated header second. C allows a function to be
+//! declared twice only with compatible types, so every signature that differs from the standard's
+//! is a "conflicting types" error.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The FMI 2.0 common and co-simulation functions, from the standard (fmi2Functions.h), not from
+/// our source.
+const FMI2_COMMON_AND_CO_SIMULATION: [&str; 34] = [
+    // Common (section 2.1)
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    // Co-simulation (section 4.2)
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetRealStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus",
+    "fmi2GetStringStatus",
+];
+
+const GENERATED_HEADER: &str = "elastogap_fmi2.h";
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The header cbindgen generates from `src/fmi2.rs`: C, no includes of its own, types such as
+/// `fmi2Component` and `fmi2Status` left as names (they are the standard's typedefs).
+fn generate_header() -> String {
+    let config = cbindgen::Config {
+        language: cbindgen::Language::C,
+        no_includes: true,
+        usize_is_size_t: true,
+        include_guard: Some("ELASTOGAP_FMI2_H".into()),
+        documentation: false,
+        ..Default::default()
+    };
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(manifest_dir().join("src").join("fmi2.rs"))
+        .generate()
+        .expect("cbindgen parses src/fmi2.rs");
+    let mut bytes = Vec::new();
+    bindings.write(&mut bytes);
+    String::from_utf8(bytes).expect("cbindgen writes UTF-8")
+}
+
+/// Names of the functions the header declares: every `fmi2...(` that is not a typedef name.
+fn declared_functions(header: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (start, _) in header.match_indices("fmi2") {
+        let rest = &header[start..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if rest[end..].starts_with('(') {
+            names.insert(rest[..end].to_string());
+        }
+    }
+    names
+}
+
+/// Compiles `tests/c/check_exports.c` with the generated header taken from `header_dir`.
+fn compile_check(header_dir: &Path, object_dir: &Path) -> Output {
+    let c_dir = manifest_dir().join("tests").join("c");
+    Command::new("cc")
+        .args(["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c"])
+        .arg("-I")
+        .arg(c_dir.join("fmi2"))
+        .arg("-I")
+        .arg(header_dir)
+        .arg(c_dir.join("check_exports.c"))
+        .arg("-o")
+        .arg(object_dir.join("check_exports.o"))
+        .output()
+        .expect("run the system C compiler `cc`")
+}
+
+fn report(output: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn generated_header_declares_exactly_the_fmi2_co_simulation_functions() {
+    let header = generate_header();
+    let expected: BTreeSet<String> = FMI2_COMMON_AND_CO_SIMULATION
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(expected.len(), 34);
+    assert_eq!(declared_functions(&header), expected, "header:\n{header}");
+    assert!(!header.contains("#include"), "header:\n{header}");
+}
+
+#[test]
+fn exported_signatures_match_the_fmi2_standard_headers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let header = generate_header();
+    std::fs::write(dir.path().join(GENERATED_HEADER), &header).expect("write header");
+    let output = compile_check(dir.path(), dir.path());
+    assert!(
+        output.status.success(),
+        "the generated declarations conflict with fmi2Functions.h:\n{}\nheader:\n{header}",
+        report(&output)
+    );
+}
+
+/// The check can fail: one parameter type changed in the generated header (fmi2Real -> float in
+/// fmi2DoStep, int in place of the size_t of fmi2GetReal) is refused by the compiler.
+#[test]
+fn a_wrong_signature_fails_to_compile() {
+    let header = generate_header();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mutations: [(&str, &str, &str); 2] = [
+        (
+            "fmi2DoStep",
+            "fmi2Real communicationStepSize",
+            "float communicationStepSize",
+        ),
+        ("fmi2GetReal", "size_t nvr", "int nvr"),
+    ];
+    for (function, from, to) in mutations {
+        // Change the declaration of `function` only.
+        let start = header
+            .find(&format!(" {function}("))
+            .unwrap_or_else(|| panic!("{function} is declared:\n{header}"));
+        let end = start + header[start..].find(';').expect("declaration ends");
+        let declaration = &header[start..end];
+        assert!(
+            declaration.contains(from),
+            "{function} has `{from}`: {declaration}"
+        );
+        let wrong = format!(
+            "{}{}{}",
+            &header[..start],
+            declaration.replacen(from, to, 1),
+            &header[end..]
+        );
+        std::fs::write(dir.path().join(GENERATED_HEADER), &wrong).expect("write header");
+        let output = compile_check(dir.path(), dir.path());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success(),
+            "{function} with `{to}` compiled:\n{}",
+            report(&output)
+        );
+        assert!(
+            stderr.contains("conflicting types") && stderr.contains(function),
+            "{}",
+            report(&output)
+        );
+    }
+}

@@ -1,0 +1,232 @@
+//! The FMU binary exports exactly the FMI 2.0 common and co-simulation functions: importers such as
+//! fmusim resolve every one of them at load time, and any other exported symbol (a dependency's
+//! `#[no_mangle]` function such as fmi-sys's `callback_log`) can clash with the host or another FMU.
+//!
+//! Checked binaries, read with the `object` crate (no `nm` needed):
+//! * the library cargo built next to this test (`target/<profile>/deps/libelastogap.so`), always;
+//! * `binaries/<platform>/<modelIdentifier>.<ext>` inside the packaged FMU, `$ELASTOGAP_FMU`
+//!   (must exist when set) or `target/fmu/ElastoGap.fmu` (when present);
+//! * `target/release/libelastogap.so`, when present.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use object::{Object, ObjectSymbol, SymbolKind};
+
+/// The FMI 2.0 common and co-simulation functions, from the standard (fmi2Functions.h), not from
+/// our source.
+const FMI2_COMMON_AND_CO_SIMULATION: [&str; 34] = [
+    // Common (section 2.1)
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    // Co-simulation (section 4.2)
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetRealStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus",
+    "fmi2GetStringStatus",
+];
+
+/// The FMI platform folder and library file name for the platform the tests run on.
+fn fmi_platform() -> (&'static str, &'static str, &'static str) {
+    // (binaries/<folder>, library prefix cargo uses, extension)
+    if cfg!(target_os = "windows") {
+        ("win64", "", "dll")
+    } else if cfg!(target_os = "macos") {
+        ("darwin64", "lib", "dylib")
+    } else {
+        ("linux64", "lib", "so")
+    }
+}
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Exported function names of a shared library image, with ELF-specific sanity checks.
+fn exported_names(image: &[u8], what: &str) -> BTreeSet<String> {
+    let file = object::File::parse(image).unwrap_or_else(|e| panic!("{what}: not a binary: {e}"));
+    let exports = file
+        .exports()
+        .unwrap_or_else(|e| panic!("{what}: export table: {e}"));
+    if file.format() == object::BinaryFormat::Elf {
+        // Every defined dynamic symbol is a global function.
+        for symbol in file.dynamic_symbols().filter(|s| s.is_definition()) {
+            let name = symbol.name().unwrap_or("?");
+            assert!(
+                symbol.kind() == SymbolKind::Text && symbol.is_global(),
+                "{what}: exported {name} is {:?}, global = {}",
+                symbol.kind(),
+                symbol.is_global()
+            );
+        }
+    }
+    exports
+        .iter()
+        .map(|e| {
+            let name = String::from_utf8_lossy(e.name()).into_owned();
+            // Mach-O prefixes C symbols with an underscore.
+            match file.format() {
+                object::BinaryFormat::MachO => name.strip_prefix('_').unwrap_or(&name).to_string(),
+                _ => name,
+            }
+        })
+        .collect()
+}
+
+/// Compares the exported names with the standard's set; the error names what is missing and extra.
+fn check_exports(names: &BTreeSet<String>) -> Result<(), String> {
+    let expected: BTreeSet<String> = FMI2_COMMON_AND_CO_SIMULATION
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let missing: Vec<_> = expected.difference(names).collect();
+    let extra: Vec<_> = names.difference(&expected).collect();
+    if missing.is_empty() && extra.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "missing: {missing:?}; not FMI 2.0 co-simulation: {extra:?}"
+        ))
+    }
+}
+
+fn assert_library(image: &[u8], what: &str) {
+    let names = exported_names(image, what);
+    if let Err(problem) = check_exports(&names) {
+        panic!("{what} exports the wrong set of symbols: {problem}");
+    }
+}
+
+/// The library built alongside this test binary (`target/<profile>/deps/`).
+fn library_next_to_this_test() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let (_, prefix, extension) = fmi_platform();
+    exe.parent()
+        .expect("deps directory")
+        .join(format!("{prefix}elastogap.{extension}"))
+}
+
+fn packaged_fmu() -> Option<PathBuf> {
+    match std::env::var_os("ELASTOGAP_FMU") {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            let path = if path.is_absolute() {
+                path
+            } else {
+                manifest_dir().join(path)
+            };
+            assert!(
+                path.is_file(),
+                "ELASTOGAP_FMU={} does not exist",
+                path.display()
+            );
+            Some(path)
+        }
+        None => {
+            let path = manifest_dir().join("target/fmu/ElastoGap.fmu");
+            path.is_file().then_some(path)
+        }
+    }
+}
+
+/// The model identifier the FMU's modelDescription.xml gives for co-simulation.
+fn model_identifier(model_description: &str) -> String {
+    let document = roxmltree::Document::parse(model_description).expect("modelDescription.xml");
+    document
+        .descendants()
+        .find(|n| n.has_tag_name("CoSimulation"))
+        .and_then(|n| n.attribute("modelIdentifier"))
+        .expect("<CoSimulation modelIdentifier=...>")
+        .to_string()
+}
+
+fn read_entry(archive: &mut zip::ZipArchive<std::fs::File>, name: &str, fmu: &Path) -> Vec<u8> {
+    let mut entry = archive
+        .by_name(name)
+        .unwrap_or_else(|e| panic!("{}: no {name}: {e}", fmu.display()));
+    let mut bytes = Vec::new();
+    entry.read_to_end(&mut bytes).expect("read zip entry");
+    bytes
+}
+
+#[test]
+fn library_built_with_this_test_exports_exactly_the_fmi2_functions() {
+    let path = library_next_to_this_test();
+    let image = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    assert_library(&image, &path.display().to_string());
+}
+
+#[test]
+fn packaged_fmu_binary_exports_exactly_the_fmi2_functions() {
+    let Some(fmu) = packaged_fmu() else {
+        eprintln!(
+            "no packaged FMU (target/fmu/ElastoGap.fmu); run packaging/package.py to check it"
+        );
+        return;
+    };
+    let file = std::fs::File::open(&fmu).expect("open the FMU");
+    let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
+    let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
+    let identifier = model_identifier(&String::from_utf8_lossy(&description));
+    let (folder, _, extension) = fmi_platform();
+    let name = format!("binaries/{folder}/{identifier}.{extension}");
+    let image = read_entry(&mut archive, &name, &fmu);
+    assert_library(&image, &format!("{}:{name}", fmu.display()));
+}
+
+#[test]
+fn release_library_exports_exactly_the_fmi2_functions() {
+    let (_, prefix, extension) = fmi_platform();
+    let path = manifest_dir().join(format!("target/release/{prefix}elastogap.{extension}"));
+    let Ok(image) = std::fs::read(&path) else {
+        eprintln!("no {}; `cargo build --release` to check it", path.display());
+        return;
+    };
+    assert_library(&image, &path.display().to_string());
+}
+
+#[test]
+fn the_check_names_missing_and_extra_symbols() {
+    let mut names: BTreeSet<String> = FMI2_COMMON_AND_CO_SIMULATION
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(names.len(), 34);
+    assert_eq!(check_exports(&names), Ok(()));
+    names.remove("fmi2CancelStep");
+    names.insert("callback_log".to_string());
+    let problem = check_exports(&names).unwrap_err();
+    assert!(
+        problem.contains("\"fmi2CancelStep\"") && problem.contains("\"callback_log\""),
+        "{problem}"
+    );
+}

@@ -1,0 +1,131 @@
+//! Accuracy of the internal substepping on the single-mass impact (issue 3), through the packaged
+//! FMU, against a high-accuracy solution computed in the test without the FMU.
+
+mod support;
+
+use support::impact::{self, ImpactCoupling};
+use support::Fmu;
+
+fn relative_error(value: f64, exact: f64) -> f64 {
+    (value / exact - 1.0).abs()
+}
+
+#[test]
+fn reference_solution_is_converged() {
+    let fine = impact::reference();
+    let coarse = impact::reference_with_step(2e-7);
+    assert!((fine.restitution - coarse.restitution).abs() < 1e-9);
+    assert!((fine.dissipated - coarse.dissipated).abs() < 1e-9);
+    // The energy balance closes: what the mass lost is what the gap dissipated.
+    let lost = 0.5 * impact::MASS * impact::SPEED.powi(2) * (1.0 - fine.restitution.powi(2));
+    assert!(
+        (lost - fine.dissipated).abs() < 1e-8,
+        "{lost} vs {}",
+        fine.dissipated
+    );
+    // The figures quoted in issue 3.
+    assert!((fine.restitution - 0.7586).abs() < 1e-4);
+    assert!((fine.dissipated - 0.2122).abs() < 1e-4);
+}
+
+#[test]
+fn substepped_coupling_meets_the_targets_with_and_without_input_derivatives() {
+    let fmu = Fmu::load_default();
+    let exact = impact::reference();
+    let tenth = impact::contact_duration() / 10.0;
+    for coupling in [
+        ImpactCoupling::MeanForce,
+        ImpactCoupling::MeanForceWithDerivatives,
+    ] {
+        let at_1ms = impact::cosimulate(&fmu, 1e-3, coupling).unwrap();
+        let rebound = relative_error(at_1ms.restitution, exact.restitution);
+        let energy = relative_error(at_1ms.dissipated, exact.dissipated);
+        // Issue 3 asks for 0.1 % and 0.5 % (1 % without derivatives); the design gives ~0.04 % and
+        // ~0.12 %, so these bounds also guard the improvement.
+        assert!(
+            rebound < 0.6e-3,
+            "{coupling:?} at 1 ms: rebound error {rebound:e}"
+        );
+        assert!(
+            energy < 2e-3,
+            "{coupling:?} at 1 ms: E_loss error {energy:e}"
+        );
+
+        let at_tenth = impact::cosimulate(&fmu, tenth, coupling).unwrap();
+        let rebound = relative_error(at_tenth.restitution, exact.restitution);
+        assert!(
+            rebound < 4e-3,
+            "{coupling:?} at contact/10: rebound error {rebound:e}"
+        );
+        let energy = relative_error(at_tenth.dissipated, exact.dissipated);
+        assert!(
+            energy < 1e-2,
+            "{coupling:?} at contact/10: E_loss error {energy:e}"
+        );
+    }
+}
+
+#[test]
+fn substepped_coupling_converges_at_second_order() {
+    let fmu = Fmu::load_default();
+    let exact = impact::reference();
+    for coupling in [
+        ImpactCoupling::MeanForce,
+        ImpactCoupling::MeanForceWithDerivatives,
+    ] {
+        let errors: Vec<f64> = [1e-3, 0.5e-3, 0.25e-3, 0.125e-3]
+            .iter()
+            .map(|h| {
+                relative_error(
+                    impact::cosimulate(&fmu, *h, coupling).unwrap().restitution,
+                    exact.restitution,
+                )
+            })
+            .collect();
+        // Contact phases fall differently on coarse grids, so the order is taken over the range.
+        let order = (errors[0] / errors[3]).log2() / 3.0;
+        assert!(
+            order > 1.8,
+            "{coupling:?}: errors {errors:?}, observed order {order:.2}"
+        );
+    }
+}
+
+#[test]
+fn no_energy_is_created_up_to_half_the_contact_duration() {
+    let fmu = Fmu::load_default();
+    let contact = impact::contact_duration();
+    for coupling in [
+        ImpactCoupling::MeanForce,
+        ImpactCoupling::MeanForceWithDerivatives,
+    ] {
+        for fraction in [0.5, 0.4, 1.0 / 3.0, 0.25, 0.2] {
+            let run = impact::cosimulate(&fmu, contact * fraction, coupling).unwrap();
+            assert!(
+                run.restitution <= 1.0 && run.restitution > 0.0,
+                "{coupling:?} at {fraction} of the contact: rebound coefficient {}",
+                run.restitution
+            );
+        }
+    }
+    // The force taken at one instant creates energy already at a third of the contact: the
+    // assertion above is not vacuous.
+    let naive = impact::cosimulate(&fmu, contact / 3.0, ImpactCoupling::Naive).unwrap();
+    assert!(
+        naive.restitution > 1.0,
+        "naive coupling: {}",
+        naive.restitution
+    );
+}
+
+#[test]
+fn naive_coupling_is_first_order_and_far_off() {
+    let fmu = Fmu::load_default();
+    let exact = impact::reference();
+    let at_1ms = impact::cosimulate(&fmu, 1e-3, ImpactCoupling::Naive).unwrap();
+    let at_half = impact::cosimulate(&fmu, 0.5e-3, ImpactCoupling::Naive).unwrap();
+    let e1 = relative_error(at_1ms.restitution, exact.restitution);
+    let e2 = relative_error(at_half.restitution, exact.restitution);
+    assert!(e1 > 0.05, "naive at 1 ms: {e1}");
+    assert!((e1 / e2).log2() < 1.3, "naive errors {e1} {e2}");
+}

@@ -1,0 +1,113 @@
+//! The hot path allocates nothing: `fmi2DoStep`, `fmi2SetReal` and `fmi2GetReal` are called
+//! in-process (the library linked as an rlib) under a global allocator that counts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::{c_char, c_void, CStr};
+
+use std::cell::Cell;
+
+use elastogap::fmi2::*;
+use elastogap::variables::{by_var, Var};
+use fmi_sys::fmi2::fmi2CallbackFunctions;
+
+struct CountingAllocator;
+
+// Counted per thread: the test harness's own threads allocate at times of their choosing.
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    // `try_with`: the allocator also runs while thread-locals are torn down.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+#[test]
+fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
+    let callbacks = fmi2CallbackFunctions {
+        logger: None,
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut::<c_void>(),
+    };
+    let guid = std::ffi::CString::new(elastogap::GUID).unwrap();
+    let name: &CStr = c"hot path";
+    let vr = |var| by_var(var).value_reference;
+    unsafe {
+        let c = fmi2Instantiate(
+            name.as_ptr(),
+            1,
+            guid.as_ptr(),
+            std::ptr::null::<c_char>(),
+            &callbacks,
+            0,
+            0,
+        );
+        assert!(!c.is_null());
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
+        let parameters = [vr(Var::C), vr(Var::D), vr(Var::N), vr(Var::MaxSubstepSize)];
+        assert_eq!(
+            fmi2SetReal(c, parameters.as_ptr(), 4, [1e4, 20.0, 1.5, 1e-5].as_ptr()),
+            0
+        );
+        assert_eq!(fmi2EnterInitializationMode(c), 0);
+        assert_eq!(fmi2ExitInitializationMode(c), 0);
+
+        let inputs = [vr(Var::FlangeBS), vr(Var::FlangeBV)];
+        let outputs = [
+            vr(Var::F),
+            vr(Var::FMean),
+            vr(Var::ELoss),
+            vr(Var::LossPower),
+            vr(Var::SRel),
+        ];
+        let mut values = [0.0; 5];
+        let h = 1e-3;
+        let before = allocations();
+        // A 1 kg mass pushed into the gap by a constant 50 N: it bounces, then rests in contact.
+        let (mut x, mut v) = (0.2, 0.0);
+        let (mut contact_steps, mut free_steps) = (0, 0);
+        for k in 0..20_000 {
+            assert_eq!(fmi2SetReal(c, inputs.as_ptr(), 2, [x, v].as_ptr()), 0);
+            assert_eq!(fmi2DoStep(c, k as f64 * h, h, 1), 0);
+            assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 5, values.as_mut_ptr()), 0);
+            let a = -values[1] - 50.0;
+            x += h * (v + 0.5 * a * h);
+            v += a * h;
+            if values[0] != 0.0 {
+                contact_steps += 1;
+            } else {
+                free_steps += 1;
+            }
+        }
+        let allocations = allocations() - before;
+        assert!(
+            contact_steps > 1000 && free_steps > 100,
+            "steps in contact {contact_steps}, free {free_steps}"
+        );
+        assert_eq!(allocations, 0, "allocations in 20,000 set/step/get cycles");
+        fmi2FreeInstance(c);
+    }
+}
