@@ -17,10 +17,9 @@ pub enum AccelerationEstimate {
     /// The second-order backward difference of the velocity at the step start.
     SecondOrder = 2,
     /// The mean acceleration over the coming step, extrapolated linearly from the mean
-    /// accelerations of the last two steps (or from a supplied acceleration and the last step's
-    /// mean). A master that holds the FMU's `f_mean` over a step moves the flange with exactly a
-    /// constant acceleration over it, so this is the acceleration the FMU should integrate along;
-    /// it measured best (see `examples/convergence.rs`).
+    /// accelerations of the last two steps. A master that holds the FMU's `f_mean` over a step
+    /// moves the flange with exactly a constant acceleration over it, so this is the acceleration
+    /// the FMU should integrate along; it measured best (see `examples/convergence.rs`).
     MidStepExtrapolation = 3,
 }
 
@@ -112,11 +111,8 @@ impl VelocityHistory {
         let mean1 = (now - past[0]) / h1;
         let mean2 = (past[0] - past[1]) / h2;
         match (mode, supplied, self.len) {
-            (AccelerationEstimate::MidStepExtrapolation, Some(a), 1..) => {
-                // From the last step's mean (at its midpoint) through `a` (at `time`) to the
-                // middle of the coming step.
-                a + (a - mean1) * h / h1
-            }
+            // A supplied derivative defines the input polynomial over the step (FMI 2.0,
+            // fmi2SetRealInputDerivatives): used as given, whatever the estimate.
             (_, Some(a), _) => a,
             (AccelerationEstimate::None, None, _) | (_, None, 0) => 0.0,
             (AccelerationEstimate::FirstOrder, None, _) | (_, None, 1) => mean1,

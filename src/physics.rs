@@ -312,22 +312,36 @@ fn bracketed_root(
 
 /// Integrates a piece in contact, splitting it where the damper bound switches on or off: the
 /// law has a kink there that a quadrature rule across it would smear.
+///
+/// The switches are roots of `d*|v_rel| + f_c`, sought between samples of its sign: the piece's
+/// ends, its middle and the instant where `v_rel` passes 0. The damper is linear around that
+/// instant, so a short linear window between the two bounds, which could fall between the other
+/// samples, is always bracketed.
 fn integrate_contact_piece(law: &GapLaw, motion: Motion, t0: f64, t1: f64) -> (f64, f64) {
     let indicator = |tau: f64| {
         let p = motion.at(tau);
         law.bound_indicator(p.s, p.v)
     };
     let mid = 0.5 * (t0 + t1);
-    let samples = [
-        (t0, indicator(t0)),
-        (mid, indicator(mid)),
-        (t1, indicator(t1)),
-    ];
+    let still = if motion.a != 0.0 {
+        -motion.v / motion.a
+    } else {
+        f64::NAN
+    };
+    let mut times = [t0, mid, t1, t1];
+    let mut count = 3;
+    if still > t0 && still < t1 && still != mid {
+        times[3] = still;
+        count = 4;
+        times.sort_unstable_by(f64::total_cmp);
+    }
     let mut impulse = 0.0;
     let mut dissipated = 0.0;
     let mut start = t0;
-    for pair in samples.windows(2) {
-        let ((ta, ga), (tb, gb)) = (pair[0], pair[1]);
+    let mut previous = (t0, indicator(t0));
+    for &t in &times[1..count] {
+        let current = (t, indicator(t));
+        let ((ta, ga), (tb, gb)) = (previous, current);
         if (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0 {
             let switch = bracketed_root(indicator, ta, ga, tb, gb);
             let (i, e) = quadrature(law, motion, start, switch);
@@ -335,6 +349,7 @@ fn integrate_contact_piece(law: &GapLaw, motion: Motion, t0: f64, t1: f64) -> (f
             dissipated += e;
             start = switch;
         }
+        previous = current;
     }
     let (i, e) = quadrature(law, motion, start, t1);
     (impulse + i, dissipated + e)
@@ -486,6 +501,31 @@ mod tests {
                 "{exact:?} vs {dissipated}"
             );
         }
+    }
+
+    #[test]
+    fn a_short_linear_damper_window_between_both_bounds_is_not_skipped() {
+        // Lower bound, then linear around v_rel = 0 for a few microseconds, then upper bound:
+        // both switches fall between the start, middle and end of the one substep.
+        let law = GapLaw {
+            d: 30.0,
+            s_ref: 0.01,
+            ..LAW
+        };
+        let motion = Motion {
+            s: 2e-4,
+            v: -0.5,
+            a: 600.0,
+        };
+        let h = 9e-4;
+        let exact = integrate_step(&law, motion, h, limits(1.0));
+        let (impulse, dissipated) = brute_force(&law, motion, h);
+        assert!(
+            (exact.impulse - impulse).abs() <= 1e-8 * impulse.abs(),
+            "{} vs {impulse}",
+            exact.impulse
+        );
+        assert!((exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs());
     }
 
     #[test]

@@ -179,7 +179,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(MaxSubstepCount, "maxSubstepCount", 9, Integer, Parameter, Tunable, Some(1000.0), None, Rule::Range(1, 1_000_000), NO_DEPENDENCY,
         "Most substeps in one communication step; bounds the cost of a long step (>= 1)"),
     variable!(AccelerationEstimate, "accelerationEstimate", 10, Integer, Parameter, Tunable, Some(3.0), None, Rule::Range(0, 3), NO_DEPENDENCY,
-        "Flange acceleration the motion is extrapolated with over a step: 0 none (velocity only), 1 last step's mean, 2 second-order backward difference of the velocity inputs, 3 mean over the coming step extrapolated from the last steps (default, most accurate); an acceleration supplied as input derivative replaces 0-2 and sharpens 3"),
+        "Flange acceleration the motion is extrapolated with over a step: 0 none (velocity only), 1 last step's mean, 2 second-order backward difference of the velocity inputs, 3 mean over the coming step extrapolated from the last steps (default, most accurate); an acceleration supplied with fmi2SetRealInputDerivatives is used as given instead"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
