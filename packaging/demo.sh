@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The demo: set up the machine, build and package the FMU, then simulate
+# Modelica.Mechanics.Translational.Examples.ElastoGap with the FMU inside a small Rust master
+# (examples/msl_elastogap.rs). Results (CSV and plots) go to out/.
+#
+#   bash packaging/demo.sh                                  # the README's first command
+#   bash packaging/demo.sh --reference path/to/ElastoGap.csv
+#
+# Extra arguments are passed to the example; with --reference it compares its result with the MSL
+# reference result and fails when a compared signal leaves the 2e-3 tube.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash packaging/setup.sh
+.venv/bin/python packaging/package.py
+
+fmu="target/fmu/ElastoGap.fmu"
+out="out"
+mkdir -p "$out"
+echo "demo: cargo run --release --example msl_elastogap -- --fmu $fmu --out $out/ $*"
+# The master is not the FMU: it needs no LTO nor a single codegen unit (the same build as the tests in
+# tests/run_all.sh). The FMU it loads is the packaged one, built with the release profile as it ships.
+CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo run --release --example msl_elastogap -- --fmu "$fmu" --out "$out/" "$@"
+
+shopt -s nullglob
+svgs=("$out"/*.svg)
+if [ "${#svgs[@]}" -gt 0 ]; then
+    if command -v rsvg-convert >/dev/null 2>&1; then
+        for svg in "${svgs[@]}"; do
+            rsvg-convert --background-color=white -o "${svg%.svg}.png" "$svg"
+        done
+    else
+        echo "demo: rsvg-convert not found (Debian package librsvg2-bin): plots left as SVG only"
+    fi
+fi
+
+echo
+echo "demo: results in $root/$out/:"
+for file in "$out"/*; do
+    if [ -f "$file" ]; then
+        echo "  $root/$file"
+    fi
+done
+echo "demo: the FMU is $root/$fmu (documentation/index.html inside it, unpacked in $root/target/fmu/ElastoGap/)"

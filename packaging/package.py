@@ -1,0 +1,853 @@
+#!/usr/bin/env python3
+"""Build, package and validate the ElastoGap FMU.
+
+    .venv/bin/python packaging/package.py
+
+1. `cargo build --release` of the package `elastogap`; the cdylib and the build script's out_dir (which
+   holds the generated `modelDescription.xml`) are read from cargo's JSON messages.
+2. Lays out `target/fmu/<modelIdentifier>/`: `modelDescription.xml`, `binaries/<platform>/<modelIdentifier>.so`
+   (renamed from `libelastogap.so`: importers load exactly that name), `model.png` (an icon drawn here)
+   and `documentation/index.html`. The page's tables are generated from the built modelDescription.xml,
+   and its force plot is computed by calling the built binary through FMPy.
+3. Zips the directory to `target/fmu/<modelIdentifier>.fmu`.
+4. Validates: the binary exports every FMI 2.0 co-simulation function, `fmpy.validation.validate_fmu`
+   finds no problem, and `fmutool -input <fmu> -check` (fmu-manipulation-toolbox) reports no error.
+
+The packaging itself uses only the standard library; the plot and the validation need FMPy and the
+toolbox, which `packaging/setup.sh` installs into `.venv`. Exits non-zero with a message on any failure.
+"""
+
+import argparse
+import html
+import json
+import math
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "elastogap"
+FMU_ROOT = ROOT / "target" / "fmu"
+
+# Every function of the FMI 2.0 common and co-simulation API. Importers such as fmusim resolve all of
+# them at load time, optional ones included: one missing symbol makes the FMU unusable there.
+FMI2_FUNCTIONS = """
+fmi2GetTypesPlatform fmi2GetVersion fmi2SetDebugLogging fmi2Instantiate fmi2FreeInstance
+fmi2SetupExperiment fmi2EnterInitializationMode fmi2ExitInitializationMode fmi2Terminate fmi2Reset
+fmi2GetReal fmi2GetInteger fmi2GetBoolean fmi2GetString fmi2SetReal fmi2SetInteger fmi2SetBoolean
+fmi2SetString fmi2GetFMUstate fmi2SetFMUstate fmi2FreeFMUstate fmi2SerializedFMUstateSize
+fmi2SerializeFMUstate fmi2DeSerializeFMUstate fmi2GetDirectionalDerivative
+fmi2SetRealInputDerivatives fmi2GetRealOutputDerivatives fmi2DoStep fmi2CancelStep fmi2GetStatus
+fmi2GetRealStatus fmi2GetIntegerStatus fmi2GetBooleanStatus fmi2GetStringStatus
+""".split()
+
+# Parameters of the documentation's force plot: the elastoGap of Modelica.Mechanics.Translational.
+# Examples.ElastoGap (c = 10 N/m, d = 1.5 N.s/m, s_rel0 = 1.5 m, n = 1; s_ref, f_ref at their defaults).
+PLOT_PARAMETERS = {"c": 10.0, "d": 1.5, "s_rel0": 1.5, "n": 1.0, "s_ref": 1.0, "f_ref": 0.0}
+PLOT_S_REL = (0.5, 2.0)
+PLOT_V_REL = (-2.0, -1.0, 0.0, 1.0, 2.0)
+PLOT_POINTS = 301
+
+
+class PackagingError(Exception):
+    pass
+
+
+def say(message):
+    print(f"package: {message}", flush=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# cargo
+# --------------------------------------------------------------------------------------------------
+
+
+def platform_of_host():
+    """FMI 2.0 platform folder and shared-library suffix for binaries built on this machine."""
+    bits = "64" if sys.maxsize > 2**32 else "32"
+    if sys.platform.startswith("linux"):
+        return f"linux{bits}", ".so"
+    if sys.platform == "darwin":
+        return "darwin64", ".dylib"
+    if sys.platform in ("win32", "cygwin"):
+        return f"win{bits}", ".dll"
+    raise PackagingError(f"no FMI 2.0 platform name for {sys.platform}")
+
+
+def cargo_build(library_suffix):
+    """Builds the release cdylib; returns (path of the cdylib, out_dir of the build script)."""
+    metadata = subprocess.run(
+        ["cargo", "metadata", "--no-deps", "--format-version", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if metadata.returncode != 0:
+        raise PackagingError(f"cargo metadata failed:\n{metadata.stderr}")
+    package_ids = [p["id"] for p in json.loads(metadata.stdout)["packages"] if p["name"] == PACKAGE]
+    if not package_ids:
+        raise PackagingError(f"no package {PACKAGE!r} in {ROOT / 'Cargo.toml'}")
+    package_id = package_ids[0]
+
+    command = [
+        "cargo", "build", "--release", "--message-format=json-render-diagnostics",
+        "--package", PACKAGE, "--lib",
+    ]
+    say(" ".join(command))
+    # Diagnostics are rendered by cargo to stderr, which stays the terminal's; stdout carries JSON.
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    cdylib = out_dir = None
+    for line in process.stdout:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            print(line, end="")
+            continue
+        if message.get("package_id") != package_id:
+            continue
+        reason = message.get("reason")
+        # Later messages are newer: keep the last of each.
+        if reason == "compiler-artifact" and "cdylib" in message["target"]["kind"]:
+            for filename in message["filenames"]:
+                if filename.endswith(library_suffix):
+                    cdylib = Path(filename)
+        elif reason == "build-script-executed":
+            out_dir = Path(message["out_dir"])
+    if process.wait() != 0:
+        raise PackagingError("cargo build failed (its diagnostics are above)")
+    if cdylib is None or not cdylib.is_file():
+        raise PackagingError(f"cargo reported no cdylib (*{library_suffix}) for {PACKAGE}")
+    if out_dir is None:
+        raise PackagingError(f"cargo reported no build-script run (out_dir) for {PACKAGE}")
+    return cdylib, out_dir
+
+
+# --------------------------------------------------------------------------------------------------
+# modelDescription.xml
+# --------------------------------------------------------------------------------------------------
+
+
+class ModelDescription:
+    """What the packaging and the documentation need from modelDescription.xml (stdlib parser)."""
+
+    def __init__(self, path):
+        self.path = path
+        root = ET.parse(path).getroot()
+        self.attributes = dict(root.attrib)
+        self.guid = root.get("guid")
+        self.model_name = root.get("modelName")
+        co_simulation = root.find("CoSimulation")
+        if co_simulation is None:
+            raise PackagingError(f"{path}: no <CoSimulation> element")
+        self.co_simulation = dict(co_simulation.attrib)
+        self.model_identifier = co_simulation.get("modelIdentifier")
+        if not self.model_identifier or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.model_identifier):
+            raise PackagingError(f"{path}: modelIdentifier {self.model_identifier!r} is not a C identifier")
+        experiment = root.find("DefaultExperiment")
+        self.default_experiment = dict(experiment.attrib) if experiment is not None else {}
+        self.log_categories = [
+            (c.get("name"), c.get("description", "")) for c in root.iterfind("LogCategories/Category")
+        ]
+        self.variables = []
+        for index, element in enumerate(root.iterfind("ModelVariables/ScalarVariable"), start=1):
+            typed = next(iter(element))
+            self.variables.append(
+                {
+                    "index": index,
+                    "name": element.get("name"),
+                    "valueReference": int(element.get("valueReference")),
+                    "description": element.get("description", ""),
+                    "causality": element.get("causality", "local"),
+                    "variability": element.get(
+                        "variability", "continuous" if typed.tag == "Real" else "discrete"
+                    ),
+                    "initial": element.get("initial", ""),
+                    "type": typed.tag,
+                    "unit": typed.get("unit", ""),
+                    "start": typed.get("start", ""),
+                    "min": typed.get("min", ""),
+                    "max": typed.get("max", ""),
+                }
+            )
+        by_index = {v["index"]: v for v in self.variables}
+        self.direct_feedthrough = {}
+        for unknown in root.iterfind("ModelStructure/Outputs/Unknown"):
+            dependencies = unknown.get("dependencies")
+            names = (
+                None
+                if dependencies is None
+                else [by_index[int(i)]["name"] for i in dependencies.split()]
+            )
+            self.direct_feedthrough[by_index[int(unknown.get("index"))]["name"]] = names
+
+    def variable(self, name):
+        for v in self.variables:
+            if v["name"] == name:
+                return v
+        raise PackagingError(f"{self.path}: no variable {name!r}")
+
+    def value_reference(self, name):
+        return self.variable(name)["valueReference"]
+
+
+# --------------------------------------------------------------------------------------------------
+# model.png: the icon, drawn with anti-aliased shapes and written as PNG (zlib + struct)
+# --------------------------------------------------------------------------------------------------
+
+
+def png_bytes(width, height, rgba):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    stride = width * 4
+    raw = b"".join(b"\x00" + bytes(rgba[y * stride:(y + 1) * stride]) for y in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+class Canvas:
+    """RGBA raster with Modelica-style icon coordinates: x, y in [-100, 100], y up."""
+
+    def __init__(self, size):
+        self.size = size
+        self.scale = size / 200.0
+        self.pixels = bytearray(size * size * 4)  # transparent
+
+    def to_pixels(self, x, y):
+        return (x + 100.0) * self.scale, (100.0 - y) * self.scale
+
+    def _blend(self, px, py, color, coverage):
+        if coverage <= 0.0:
+            return
+        i = (py * self.size + px) * 4
+        r, g, b = color
+        alpha = min(coverage, 1.0)
+        old_alpha = self.pixels[i + 3] / 255.0
+        new_alpha = alpha + old_alpha * (1.0 - alpha)
+        for k, channel in enumerate((r, g, b)):
+            old = self.pixels[i + k]
+            value = (channel * alpha + old * old_alpha * (1.0 - alpha)) / new_alpha
+            self.pixels[i + k] = int(round(value))
+        self.pixels[i + 3] = int(round(new_alpha * 255.0))
+
+    def _paint(self, bounds, coverage_at, color):
+        x0, y0, x1, y1 = bounds
+        for py in range(max(0, int(y0) - 1), min(self.size, int(y1) + 2)):
+            for px in range(max(0, int(x0) - 1), min(self.size, int(x1) + 2)):
+                self._blend(px, py, color, coverage_at(px + 0.5, py + 0.5))
+
+    def line(self, points, width=2.5, color=(0, 0, 0)):
+        """Polyline in icon coordinates; width in icon units; round caps and joins."""
+        half = width * self.scale / 2.0
+        pts = [self.to_pixels(x, y) for x, y in points]
+        for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+            dx, dy = bx - ax, by - ay
+            length2 = dx * dx + dy * dy or 1e-12
+
+            def coverage(x, y, ax=ax, ay=ay, dx=dx, dy=dy, length2=length2):
+                t = max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / length2))
+                distance = math.hypot(x - ax - t * dx, y - ay - t * dy)
+                return half + 0.5 - distance
+
+            bounds = (min(ax, bx) - half, min(ay, by) - half, max(ax, bx) + half, max(ay, by) + half)
+            self._paint(bounds, coverage, color)
+
+    def rectangle(self, x0, y0, x1, y1, fill=None, border=(0, 0, 0), width=2.5):
+        (ax, ay), (bx, by) = self.to_pixels(min(x0, x1), max(y0, y1)), self.to_pixels(max(x0, x1), min(y0, y1))
+        if fill is not None:
+
+            def coverage(x, y):
+                return min(x - ax, bx - x, y - ay, by - y) + 0.5
+
+            self._paint((ax, ay, bx, by), coverage, fill)
+        if border is not None:
+            self.line([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], width, border)
+
+
+def draw_icon(size=256):
+    """The ElastoGap icon: flange_a (filled), spring over damper in parallel, a gap, flange_b (open)."""
+    green = (0, 127, 0)
+    canvas = Canvas(size)
+    # Rods from the flanges and the two joining bars of the parallel spring and damper.
+    canvas.line([(-80, 0), (-60, 0)])
+    canvas.line([(-60, -30), (-60, 30)])
+    canvas.line([(30, -30), (30, 30)])
+    canvas.line([(30, 0), (50, 0)])
+    # Spring (upper branch): straight, six zigzag teeth, straight.
+    zigzag = [(-60, 30), (-45, 30)]
+    for k in range(6):
+        x = -45 + k * 10
+        zigzag += [(x + 2.5, 42), (x + 7.5, 18)]
+    zigzag += [(15, 30), (30, 30)]
+    canvas.line(zigzag)
+    # Damper (lower branch): piston rod and plate inside an open cylinder.
+    canvas.rectangle(-25, -46, 12, -14, fill=(220, 220, 220), border=None)
+    canvas.line([(-60, -30), (-15, -30)])
+    canvas.line([(-15, -42), (-15, -18)], width=3.5)
+    canvas.line([(-25, -14), (12, -14), (12, -46), (-25, -46)])
+    canvas.line([(12, -30), (30, -30)])
+    # The gap: a stop plate on each side, the contact opens while s_rel > s_rel0.
+    canvas.line([(50, -16), (50, 16)], width=5)
+    canvas.line([(66, -16), (66, 16)], width=5)
+    canvas.line([(66, 0), (80, 0)])
+    # Flanges as in the Modelica Standard Library: flange_a filled, flange_b open, both green.
+    canvas.rectangle(-100, -10, -80, 10, fill=green, border=green, width=2.0)
+    canvas.rectangle(80, -10, 100, 10, fill=(255, 255, 255), border=green, width=2.0)
+    return png_bytes(size, size, canvas.pixels)
+
+
+# --------------------------------------------------------------------------------------------------
+# The force plot: sampled from the built binary, drawn as SVG by hand
+# --------------------------------------------------------------------------------------------------
+
+
+def msl_force(s_rel, v_rel, c, d, s_rel0, n, s_ref, f_ref):
+    """The MSL 4.1 ElastoGap force law at flange_b, to cross-check what the binary computes."""
+    if f_ref == 0.0:
+        f_ref = c * s_ref
+    if not s_rel < s_rel0:
+        return 0.0
+    f_c = -f_ref * abs((s_rel - s_rel0) / s_ref) ** n
+    f_d = min(max(d * v_rel, f_c), -f_c)
+    return f_c + f_d
+
+
+def sample_force(stage, md, parameters, s_values, v_values):
+    """f(s_rel, v_rel) read from the FMU in `stage`: the outputs are direct feedthrough, so no step."""
+    try:
+        from fmpy.fmi2 import FMU2Slave
+    except ImportError as error:
+        raise PackagingError(f"FMPy is needed to sample the force plot ({error})") from error
+
+    vr = md.value_reference
+    fmu = FMU2Slave(
+        guid=md.guid,
+        unzipDirectory=str(stage),
+        modelIdentifier=md.model_identifier,
+        instanceName="documentation",
+    )
+    curves = {}
+    try:
+        fmu.instantiate()
+        try:
+            fmu.setupExperiment(startTime=0.0)
+            names = list(parameters)
+            fmu.setReal([vr(name) for name in names], [parameters[name] for name in names])
+            fmu.enterInitializationMode()
+            fmu.exitInitializationMode()
+            fmu.setReal([vr("flange_a.s"), vr("flange_a.v")], [0.0, 0.0])
+            inputs, output = [vr("flange_b.s"), vr("flange_b.v")], [vr("f")]
+            for v in v_values:
+                curve = []
+                for s in s_values:
+                    fmu.setReal(inputs, [s, v])
+                    curve.append(fmu.getReal(output)[0])
+                curves[v] = curve
+            fmu.terminate()
+        finally:
+            fmu.freeInstance()  # also unloads the library
+    except PackagingError:
+        raise
+    except Exception as error:
+        raise PackagingError(f"calling the built FMU to sample f(s_rel, v_rel) failed: {error}") from error
+
+    worst = 0.0
+    for v, curve in curves.items():
+        for s, f in zip(s_values, curve):
+            expected = msl_force(s, v, **parameters)
+            if not math.isfinite(f) or abs(f - expected) > 1e-9 * max(1.0, abs(expected)):
+                raise PackagingError(
+                    f"the built FMU gives f = {f!r} at s_rel = {s!r}, v_rel = {v!r}; "
+                    f"the MSL law gives {expected!r} (parameters {parameters})"
+                )
+            worst = max(worst, abs(f - expected))
+    say(f"force plot: {len(curves)} x {len(s_values)} points from the binary, "
+        f"largest difference to the MSL law {worst:.1e} N")
+    return curves
+
+
+def nice_ticks(lo, hi, count=7):
+    """Round tick values (1, 2, 5 x 10^k apart) covering [lo, hi]."""
+    raw = (hi - lo) / max(count - 1, 1)
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.floor(lo / step + 1e-9) * step
+    ticks = []
+    k = 0
+    while True:
+        value = first + k * step
+        if value > hi + step * 1e-9 and ticks and ticks[-1] >= hi:
+            break
+        ticks.append(0.0 if abs(value) < step * 1e-9 else value)
+        k += 1
+    return ticks
+
+
+def format_tick(value):
+    return f"{value:g}".replace("-", "\u2212")
+
+
+def force_plot_svg(s_values, curves, s_rel0):
+    width, height = 720, 430
+    left, right, top, bottom = 70, 20, 20, 60
+    plot_w, plot_h = width - left - right, height - top - bottom
+    x_ticks = nice_ticks(min(s_values), max(s_values))
+    all_f = [f for curve in curves.values() for f in curve]
+    y_ticks = nice_ticks(min(all_f), max(max(all_f), 0.0) + 0.05 * (max(all_f) - min(all_f) or 1.0))
+    x_lo, x_hi, y_lo, y_hi = x_ticks[0], x_ticks[-1], y_ticks[0], y_ticks[-1]
+
+    def X(x):
+        return left + (x - x_lo) / (x_hi - x_lo) * plot_w
+
+    def Y(y):
+        return top + (y_hi - y) / (y_hi - y_lo) * plot_h
+
+    colors = ["#c62828", "#ef6c00", "#212121", "#2e7d32", "#1565c0", "#6a1b9a", "#00838f"]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" aria-label="Force f at flange_b versus s_rel for several v_rel" '
+        f'font-family="Helvetica, Arial, sans-serif" font-size="13">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
+    # Grid and ticks.
+    for x in x_ticks:
+        out.append(f'<line x1="{X(x):.1f}" y1="{top}" x2="{X(x):.1f}" y2="{top + plot_h}" stroke="#e0e0e0"/>')
+        out.append(
+            f'<line x1="{X(x):.1f}" y1="{top + plot_h}" x2="{X(x):.1f}" y2="{top + plot_h + 5}" stroke="#000"/>'
+        )
+        out.append(
+            f'<text x="{X(x):.1f}" y="{top + plot_h + 20}" text-anchor="middle">{format_tick(x)}</text>'
+        )
+    for y in y_ticks:
+        out.append(f'<line x1="{left}" y1="{Y(y):.1f}" x2="{left + plot_w}" y2="{Y(y):.1f}" stroke="#e0e0e0"/>')
+        out.append(f'<line x1="{left - 5}" y1="{Y(y):.1f}" x2="{left}" y2="{Y(y):.1f}" stroke="#000"/>')
+        out.append(
+            f'<text x="{left - 8}" y="{Y(y) + 4:.1f}" text-anchor="end">{format_tick(y)}</text>'
+        )
+    if y_lo < 0.0 < y_hi:
+        out.append(f'<line x1="{left}" y1="{Y(0):.1f}" x2="{left + plot_w}" y2="{Y(0):.1f}" stroke="#9e9e9e"/>')
+    # The contact boundary.
+    if x_lo < s_rel0 < x_hi:
+        out.append(
+            f'<line x1="{X(s_rel0):.1f}" y1="{top}" x2="{X(s_rel0):.1f}" y2="{top + plot_h}" '
+            f'stroke="#616161" stroke-dasharray="6 4"/>'
+        )
+        out.append(
+            f'<text x="{X(s_rel0) + 6:.1f}" y="{top + 16}" fill="#616161">s_rel0 = {format_tick(s_rel0)} m</text>'
+        )
+        out.append(
+            f'<text x="{X(s_rel0) - 6:.1f}" y="{top + 16}" fill="#616161" text-anchor="end">contact</text>'
+        )
+    # Curves.
+    out.append('<g fill="none" stroke-width="2" stroke-linejoin="round">')
+    for (v, curve), color in zip(curves.items(), colors):
+        points = " ".join(f"{X(s):.2f},{Y(f):.2f}" for s, f in zip(s_values, curve))
+        out.append(f'<polyline stroke="{color}" points="{points}"/>')
+    out.append("</g>")
+    # Frame and axis labels.
+    out.append(
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#000"/>'
+    )
+    out.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 15}" text-anchor="middle">'
+        f"s_rel = flange_b.s \u2212 flange_a.s  [m]</text>"
+    )
+    out.append(
+        f'<text transform="translate(18 {top + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle">'
+        f"f (force at flange_b)  [N]</text>"
+    )
+    # Legend, top left where the curves are not.
+    lx, ly = left + 14, top + 12
+    out.append(
+        f'<rect x="{lx - 8}" y="{ly - 6}" width="150" height="{len(curves) * 20 + 8}" '
+        f'fill="#ffffff" fill-opacity="0.9" stroke="#bdbdbd"/>'
+    )
+    for k, ((v, _), color) in enumerate(zip(curves.items(), colors)):
+        y = ly + 8 + k * 20
+        out.append(f'<line x1="{lx}" y1="{y}" x2="{lx + 28}" y2="{y}" stroke="{color}" stroke-width="2"/>')
+        out.append(f'<text x="{lx + 36}" y="{y + 4}">v_rel = {format_tick(v)} m/s</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# documentation/index.html
+# --------------------------------------------------------------------------------------------------
+
+CSS = """
+body { font-family: Helvetica, Arial, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #212121; line-height: 1.45; }
+h1 { font-size: 1.7rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
+h3 { font-size: 1.05rem; }
+code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
+pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 0.8rem 1rem; overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.9rem; }
+th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+td.num { text-align: right; white-space: nowrap; }
+.subtitle { color: #555; margin-top: 0; }
+.note { background: #fff8e1; border-left: 4px solid #ffb300; padding: 0.5rem 0.8rem; }
+figure { margin: 1rem 0; }
+figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.9rem; color: #444; }
+"""
+
+EQUATIONS = """\
+s_rel     = flange_b.s - flange_a.s
+v_rel     = flange_b.v - flange_a.v
+contact   = s_rel &lt; s_rel0
+ratio     = (s_rel - s_rel0)/s_ref
+f_c       = if contact then -f_ref*abs(ratio)^n else 0             // spring part, &lt;= 0
+f_d2      = if contact then d*v_rel else 0                         // unbounded damper force
+f_d       = if contact then min(max(f_d2, f_c), -f_c) else 0       // damper part, |f_d| &lt;= |f_c|
+f         = f_c + f_d                                              // force at flange_b; flange_a feels -f
+lossPower = f_d*v_rel                                              // dissipated power, &gt;= 0
+f_ref     = c*s_ref   when the parameter f_ref = 0 (the MSL default)"""
+
+
+def html_table(headers, rows, numeric=()):
+    out = ["<table>", "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr>"]
+    for row in rows:
+        cells = []
+        for k, cell in enumerate(row):
+            css = ' class="num"' if k in numeric else ""
+            cells.append(f"<td{css}>{cell}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def variable_rows(md, causalities):
+    rows = []
+    for v in md.variables:
+        if v["causality"] not in causalities:
+            continue
+        limits = []
+        if v["min"]:
+            limits.append(f"&ge; {html.escape(v['min'])}")
+        if v["max"]:
+            limits.append(f"&le; {html.escape(v['max'])}")
+        rows.append(
+            [
+                f"<code>{html.escape(v['name'])}</code>",
+                str(v["valueReference"]),
+                html.escape(v["type"]),
+                html.escape(v["causality"]),
+                html.escape(v["variability"]),
+                html.escape(v["unit"]),
+                html.escape(v["start"]),
+                ", ".join(limits),
+                html.escape(v["description"]),
+            ]
+        )
+    return rows
+
+
+VARIABLE_HEADERS = ["Name", "VR", "Type", "Causality", "Variability", "Unit", "Start", "Range", "Description"]
+
+
+def documentation_html(md, plot_svg):
+    co = md.co_simulation
+    capabilities = html_table(
+        ["Attribute", "Value"],
+        [[f"<code>{html.escape(k)}</code>", html.escape(v)] for k, v in co.items()],
+    )
+    outputs = [v for v in md.variables if v["causality"] == "output"]
+    structure_rows = []
+    for v in outputs:
+        dependencies = md.direct_feedthrough.get(v["name"])
+        if dependencies is None:
+            text = "all inputs (not declared)"
+        elif not dependencies:
+            text = "none: changes only in <code>fmi2DoStep</code>"
+        else:
+            text = ", ".join(f"<code>{html.escape(d)}</code>" for d in dependencies)
+        structure_rows.append([f"<code>{html.escape(v['name'])}</code>", text])
+    categories = html_table(
+        ["Category", "Description"],
+        [[f"<code>{html.escape(n)}</code>", html.escape(d)] for n, d in md.log_categories],
+    )
+    experiment = ", ".join(f"{html.escape(k)} = {html.escape(v)}" for k, v in md.default_experiment.items())
+    p = PLOT_PARAMETERS
+    plot_caption = (
+        f"Force <code>f</code> at flange_b versus <code>s_rel</code> for several <code>v_rel</code>, "
+        f"computed at packaging time by calling the binary in this FMU (inputs set, <code>f</code> read "
+        f"with <code>fmi2GetReal</code>; no step needed since <code>f</code> is direct feedthrough) and "
+        f"checked against the MSL law. Parameters of the elastoGap in "
+        f"<code>Modelica.Mechanics.Translational.Examples.ElastoGap</code>: c = {p['c']:g} N/m, "
+        f"d = {p['d']:g} N.s/m, s_rel0 = {p['s_rel0']:g} m, n = {p['n']:g}, s_ref = {p['s_ref']:g} m, "
+        f"f_ref = {p['f_ref']:g} (so f_ref = c&middot;s_ref). Left of s_rel0 the flanges are in contact. "
+        f"Pressing in (v_rel &lt; 0) the damper adds to the spring until its force reaches the spring "
+        f"force (f = 2&middot;f_c near the contact point); pulling apart (v_rel &gt; 0) it cancels the "
+        f"spring force up to its full size, so f never becomes positive: the gap never pulls."
+    )
+    e = html.escape
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{e(md.model_name)}: FMI 2.0 co-simulation FMU</title>
+<style>{CSS}</style>
+</head>
+<body>
+<h1>{e(md.model_name)}</h1>
+<p class="subtitle">FMI 2.0 co-simulation FMU of <code>Modelica.Mechanics.Translational.Components.ElastoGap</code>
+(Modelica Standard Library 4.1), with internal substepping over each communication step.</p>
+
+<table>
+<tr><th>Model identifier</th><td><code>{e(md.model_identifier)}</code></td></tr>
+<tr><th>GUID</th><td><code>{e(md.guid or "")}</code></td></tr>
+<tr><th>Version</th><td>{e(md.attributes.get("version", ""))}</td></tr>
+<tr><th>Generated by</th><td>{e(md.attributes.get("generationTool", ""))}, {e(md.attributes.get("generationDateAndTime", ""))}</td></tr>
+<tr><th>Default experiment</th><td>{experiment}</td></tr>
+</table>
+
+<h2>The model</h2>
+<p>A one-dimensional translational spring and damper in parallel that act only while the two flanges are
+closer than <code>s_rel0</code>: a contact with a gap. It is the MSL component <code>ElastoGap</code>, used for
+end stops, impacts and backlash. The spring force follows a power law with exponent <code>n</code>; the
+damper force is bounded by the spring force, so the contact force never pulls (f &le; 0) and vanishes
+continuously when contact ends, unlike an unbounded linear damper.</p>
+<p>As a co-simulation slave the component has no states of its own. The master simulates the bodies on
+both sides and, every communication step, gives the FMU the absolute position and velocity of each flange
+(inputs <code>flange_a.s</code>, <code>flange_a.v</code>, <code>flange_b.s</code>, <code>flange_b.v</code>);
+the FMU returns the force. Sign convention of the MSL: <code>f</code> is the force acting at flange_b, the
+body at flange_b feels <code>-f</code> in its equation of motion (<code>m&middot;a = ... - f</code>) and the body
+at flange_a feels <code>+f</code>.</p>
+
+<h2>Equations</h2>
+<p>The MSL 4.1 force law, evaluated with the inputs of the FMU:</p>
+<pre>{EQUATIONS}</pre>
+<p>With the defaults <code>s_ref</code> = 1 m and <code>f_ref</code> = 0, the spring part is the familiar
+<code>f_c = -c&middot;|s_rel - s_rel0|^n</code>. The bounds make <code>2&middot;f_c &le; f &le; 0</code>:
+f is continuous in <code>s_rel</code> and zero at the contact point, whatever <code>v_rel</code>.</p>
+
+<figure>
+{plot_svg}
+<figcaption>{plot_caption}</figcaption>
+</figure>
+
+<h2>Substepping inside a communication step</h2>
+<p>A contact is often much shorter than a communication step, and the force changes steeply inside it.
+Evaluating the law only at the communication points would miss or misplace impacts. So inside
+<code>fmi2DoStep(t, h)</code> the FMU integrates <code>f</code> and <code>lossPower</code> over the step along
+the relative motion extrapolated from the inputs at <code>t</code>:</p>
+<pre>s_rel(t + &tau;) = s_rel + v_rel&middot;&tau; + a_rel&middot;&tau;&sup2;/2,     v_rel(t + &tau;) = v_rel + a_rel&middot;&tau;,     0 &le; &tau; &le; h</pre>
+<ul>
+<li><code>a_rel = a_b - a_a</code> comes from the flange accelerations the master gives through
+<code>fmi2SetRealInputDerivatives</code> (order 1 of <code>flange_a.v</code> / <code>flange_b.v</code>, or
+order 2 of <code>flange_a.s</code> / <code>flange_b.s</code>; the FMU declares
+<code>canInterpolateInputs="true"</code>) when it supplies them; otherwise the FMU estimates it from its own history of the velocity inputs, as chosen by the
+parameter <code>accelerationEstimate</code>: 0 = none (a_rel = 0), 1 = the last step's mean acceleration,
+2 = second-order backward difference of the velocities, 3 (default) = the mean acceleration over the coming
+step, extrapolated linearly from the last two steps' means. A master that holds <code>f_mean</code> over a step
+moves the flange with exactly such a constant acceleration, which is why 3 measured most accurate. A supplied
+derivative is always used as given.</li>
+<li>The step is split at the start and end of contact (the roots of <code>s_rel(&tau;) - s_rel0</code>) and at
+the points where the damper bound <code>|f_d| &le; |f_c|</code> starts or stops acting, so that each piece is
+smooth.</li>
+<li>Each piece is integrated with Gauss&ndash;Legendre quadrature on substeps no longer than
+<code>maxSubstepSize</code>, with at most <code>maxSubstepCount</code> substeps in one communication step.</li>
+</ul>
+
+<h3>Outputs for the master</h3>
+<table>
+<tr><th>Output</th><th>Meaning</th></tr>
+<tr><td><code>f</code>, <code>s_rel</code>, <code>v_rel</code>, <code>contact</code>, <code>lossPower</code>
+(and the locals <code>f_c</code>, <code>f_d</code>)</td>
+<td>Instantaneous values of the law (direct feedthrough): after the master sets inputs they are evaluated
+at those inputs; after <code>fmi2DoStep</code>, until new inputs are set, at the end of the extrapolated motion
+(<code>&tau; = h</code>).</td></tr>
+<tr><td><code>f_mean</code></td>
+<td>Mean force over the last communication step along the extrapolated motion: impulse/h. A master that
+holds the force constant over a step should apply <code>f_mean</code> over the same step: it transmits the
+right momentum even when a whole impact happens inside the step, where <code>f</code> at the
+communication points may be zero.</td></tr>
+<tr><td><code>E_loss</code></td>
+<td>Total energy dissipated since the start: the integral of <code>lossPower</code> over all steps taken
+(non-decreasing).</td></tr>
+<tr><td><code>heatPort.Q_flow</code></td>
+<td>When <code>useHeatPort</code> = true: the mean heat flow over the last step,
+<code>-(energy dissipated in the step)/h</code> (MSL sign: positive into the component, so &le; 0 here);
+integrated by the master over the steps it adds up exactly to <code>-E_loss</code>. When
+<code>useHeatPort</code> = false: 0. Compare <code>lossPower</code>, the instantaneous dissipated power
+at the current inputs.</td></tr>
+</table>
+
+<h2>Parameters</h2>
+{html_table(VARIABLE_HEADERS, variable_rows(md, {"parameter", "calculatedParameter"}), numeric=(1, 6))}
+
+<h2>Interface</h2>
+<h3>Inputs</h3>
+{html_table(VARIABLE_HEADERS, variable_rows(md, {"input"}), numeric=(1, 6))}
+<h3>Outputs</h3>
+{html_table(VARIABLE_HEADERS, variable_rows(md, {"output"}), numeric=(1, 6))}
+<h3>Local variables</h3>
+{html_table(VARIABLE_HEADERS, variable_rows(md, {"local", "independent"}), numeric=(1, 6))}
+<h3>Direct feedthrough (ModelStructure)</h3>
+{html_table(["Output", "Depends directly on"], structure_rows)}
+<p>Tables generated from this FMU's <code>modelDescription.xml</code>.</p>
+
+<h2>Co-simulation capabilities</h2>
+{capabilities}
+
+<h2>Log categories</h2>
+{categories}
+
+</body>
+</html>
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+# Staging, zip, validation
+# --------------------------------------------------------------------------------------------------
+
+
+def check_exports(library):
+    import ctypes
+
+    try:
+        handle = ctypes.CDLL(str(library))
+    except OSError as error:
+        raise PackagingError(f"cannot load {library}: {error}") from error
+    missing = [name for name in FMI2_FUNCTIONS if not hasattr(handle, name)]
+    if missing:
+        raise PackagingError(
+            f"{library.name} does not export {len(missing)} of the {len(FMI2_FUNCTIONS)} FMI 2.0 "
+            f"co-simulation functions (importers such as fmusim need all): {', '.join(missing)}"
+        )
+    say(f"binary exports all {len(FMI2_FUNCTIONS)} FMI 2.0 co-simulation functions")
+
+
+def zip_time():
+    """Entry timestamps: SOURCE_DATE_EPOCH for reproducible packages, else now (zip needs >= 1980)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    seconds = int(epoch) if epoch and epoch.strip().isdigit() else int(time.time())
+    return time.gmtime(max(seconds, 315532800))[:6]
+
+
+def write_fmu(stage, fmu):
+    date_time = zip_time()
+    files = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    # modelDescription.xml first, as tools list it; then the rest in a stable order.
+    files.sort(key=lambda name: (name != "modelDescription.xml", name))
+    directories = sorted({"/".join(f.split("/")[:k]) + "/" for f in files for k in range(1, f.count("/") + 1)})
+    for name in [*directories, *files]:
+        if name.startswith((".", "/")) or "\\" in name or "//" in name:
+            raise PackagingError(f"bad zip entry name {name!r}")
+    temporary = fmu.with_suffix(".fmu.tmp")
+    with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in directories:
+            info = zipfile.ZipInfo(name, date_time)
+            info.external_attr = (0o40755 << 16) | 0x10
+            archive.writestr(info, b"")
+        for name in files:
+            info = zipfile.ZipInfo(name, date_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            mode = 0o755 if os.access(stage / name, os.X_OK) else 0o644
+            info.external_attr = (0o100000 | mode) << 16
+            archive.writestr(info, (stage / name).read_bytes(), compresslevel=9)
+    os.replace(temporary, fmu)
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def validate(fmu):
+    from fmpy.validation import validate_fmu
+
+    problems = validate_fmu(str(fmu))
+    if problems:
+        listing = "\n".join(f"  - {p}" for p in problems)
+        raise PackagingError(f"fmpy.validation.validate_fmu found {len(problems)} problem(s):\n{listing}")
+    say("fmpy validate_fmu: no problems")
+
+    fmutool = Path(sys.executable).parent / "fmutool"
+    if not fmutool.exists():
+        found = shutil.which("fmutool")
+        if found is None:
+            raise PackagingError("fmutool (fmu-manipulation-toolbox) not found: run bash packaging/setup.sh")
+        fmutool = Path(found)
+    command = [str(fmutool), "-input", str(fmu), "-check"]
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+    text = ANSI.sub("", result.stdout + result.stderr)
+    # Its log lines read "LEVEL    | message"; a failed check logs ERROR lines and exits 7.
+    errors = [line for line in text.splitlines() if re.match(r"\s*(ERROR|CRITICAL|FATAL)\b", line)]
+    compliant = "seems to be compliant" in text
+    if result.returncode != 0 or errors or not compliant:
+        raise PackagingError(
+            f"{' '.join(command)} exited {result.returncode} with {len(errors)} error line(s)"
+            f"{'' if compliant else ' and no compliance statement'}:\n{text.rstrip()}"
+        )
+    say("fmutool -check: no errors (" + next(l for l in text.splitlines() if "seems to be compliant" in l)
+        .split("|", 1)[-1].strip() + ")")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.parse_args()
+    started = time.monotonic()
+    try:
+        try:
+            import fmpy  # noqa: F401  (fail before the build, not after)
+            import fmpy.validation  # noqa: F401
+        except ImportError as error:
+            raise PackagingError(
+                f"{sys.executable} cannot import FMPy ({error}). Run `bash packaging/setup.sh`, then "
+                f"`.venv/bin/python packaging/package.py`."
+            ) from error
+
+        platform_dir, suffix = platform_of_host()
+        cdylib, out_dir = cargo_build(suffix)
+        md = ModelDescription(out_dir / "modelDescription.xml")
+        say(f"built {cdylib}, model description {md.path}")
+
+        stage = FMU_ROOT / md.model_identifier
+        fmu = FMU_ROOT / f"{md.model_identifier}.fmu"
+        if stage.exists():
+            shutil.rmtree(stage)
+        (stage / "binaries" / platform_dir).mkdir(parents=True)
+        (stage / "documentation").mkdir()
+        shutil.copyfile(md.path, stage / "modelDescription.xml")
+        binary = stage / "binaries" / platform_dir / f"{md.model_identifier}{suffix}"
+        shutil.copyfile(cdylib, binary)
+        binary.chmod(0o755)
+        (stage / "model.png").write_bytes(draw_icon())
+
+        check_exports(binary)
+        s_values = [
+            PLOT_S_REL[0] + (PLOT_S_REL[1] - PLOT_S_REL[0]) * k / (PLOT_POINTS - 1) for k in range(PLOT_POINTS)
+        ]
+        curves = sample_force(stage, md, PLOT_PARAMETERS, s_values, PLOT_V_REL)
+        svg = force_plot_svg(s_values, curves, PLOT_PARAMETERS["s_rel0"])
+        (stage / "documentation" / "index.html").write_text(documentation_html(md, svg), encoding="utf-8")
+
+        write_fmu(stage, fmu)
+        say(f"wrote {fmu} ({fmu.stat().st_size} bytes)")
+        validate(fmu)
+    except PackagingError as error:
+        print(f"package: error: {error}", file=sys.stderr)
+        return 1
+    say(f"done in {time.monotonic() - started:.1f} s: {fmu.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

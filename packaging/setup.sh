@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Idempotent set-up of a fresh Debian 12 machine (run as root) for building, packaging and testing the
+# ElastoGap FMU. Needs Rust stable (cargo, rustfmt, clippy), gcc and python3.11 already on the machine.
+#
+#   - Debian packages, installed only when missing: libclang-dev (fmi-sys runs bindgen on the FMI
+#     headers at build time) and librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG).
+#   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
+#     (fmpy, fmu-manipulation-toolbox, numpy, pytest and their dependencies).
+#
+# A second run finds everything in place and takes a second or two.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+started=$SECONDS
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# --- Rust toolchain (cannot be installed from here: it must be on the machine) -------------------
+command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust stable (rustup) first"
+for component in rustfmt clippy; do
+    subcommand=${component/rustfmt/fmt}
+    if ! cargo "$subcommand" --version >/dev/null 2>&1; then
+        say "adding the missing Rust component $component"
+        rustup component add "$component" || die "cargo $subcommand is missing and 'rustup component add $component' failed"
+    fi
+done
+
+# --- Python interpreter for the venv ------------------------------------------------------------
+python=""
+for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+        && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        python=$(command -v "$candidate")
+        break
+    fi
+done
+[ -n "$python" ] || die "python3.11 (or a newer python3) not found"
+
+# --- Debian packages, only those missing --------------------------------------------------------
+packages=()
+# bindgen (via clang-sys) needs libclang and clang's builtin headers (stddef.h): libclang-dev brings
+# both. LIBCLANG_PATH set by the user means a libclang of their own choosing.
+package_installed() {
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]
+}
+if [ -z "${LIBCLANG_PATH:-}" ] && ! package_installed libclang-dev; then
+    packages+=(libclang-dev)
+fi
+command -v rsvg-convert >/dev/null 2>&1 || packages+=(librsvg2-bin)
+# Debian's own python3.11 keeps venv's ensurepip in a separate package.
+if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    packages+=("python$version-venv")
+fi
+
+if [ "${#packages[@]}" -gt 0 ]; then
+    [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${packages[*]}): run this script as root"
+    say "installing Debian packages: ${packages[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+
+# --- The project's venv -------------------------------------------------------------------------
+venv="$root/.venv"
+requirements="$root/packaging/requirements.txt"
+stamp="$venv/.elastogap-requirements"
+# What the venv was made from: the pins and the interpreter. A change of either reinstalls.
+python_version() { "$1" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null; }
+wanted="$(sha256sum "$requirements" | cut -d' ' -f1) $(python_version "$python")"
+check_imports() {
+    "$venv/bin/python" -c 'import fmpy, fmpy.validation, fmu_manipulation_toolbox, numpy, pytest' >/dev/null 2>&1
+}
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && check_imports; then
+    say "venv .venv up to date"
+else
+    if [ "$(python_version "$venv/bin/python")" != "$(python_version "$python")" ]; then
+        say "creating venv .venv with $python ($(python_version "$python"))"
+        rm -rf "$venv"
+        "$python" -m venv "$venv"
+    fi
+    say "installing pinned Python packages into .venv (packaging/requirements.txt)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest do not import"
+    printf '%s\n' "$wanted" >"$stamp"
+fi
+
+say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version))"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The whole test suite (the README's second command). Stops at the first failure.
+#
+#   1. packaging/setup.sh          machine and .venv
+#   2. packaging/package.py        build, package and validate target/fmu/ElastoGap.fmu (the tests need it)
+#   3. cargo fmt --check
+#   4. cargo clippy --all-targets -- -D warnings
+#   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO)
+#   6. pytest -q tests/python      if that folder exists
+#
+# The last line printed is the total over the Rust and Python tests: "N passed, N failed".
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+started=$SECONDS
+
+stage() { printf '\n=== %s (at %d s)\n' "$*" "$((SECONDS - started))"; }
+
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
+
+stage "set-up"
+bash packaging/setup.sh
+
+stage "package the FMU"
+.venv/bin/python packaging/package.py
+export ELASTOGAP_FMU="$root/target/fmu/ElastoGap.fmu"
+[ -f "$ELASTOGAP_FMU" ] || { echo "run_all: $ELASTOGAP_FMU was not made" >&2; exit 1; }
+
+stage "cargo fmt --check"
+cargo fmt --all --check
+
+stage "cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+stage "cargo test --release (ELASTOGAP_FMU=$ELASTOGAP_FMU)"
+# The FMU under test is the packaged one, built by package.py with the release profile as it ships.
+# The test binaries themselves need no LTO nor a single codegen unit, which cost minutes on 2 cores
+# (each test binary's LTO link, cbindgen and syn in one unit); packaging/demo.sh builds its master the
+# same way, so the two share their build.
+CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo test --release 2>&1 | tee "$log_dir/cargo-test.log"
+
+python_tests=no
+if [ -d tests/python ]; then
+    stage "pytest -q tests/python"
+    set +e
+    .venv/bin/python -m pytest -q tests/python 2>&1 | tee "$log_dir/pytest.log"
+    status=${PIPESTATUS[0]}
+    set -e
+    case $status in
+        0) python_tests=yes ;;
+        5) echo "run_all: no Python tests collected in tests/python" ;;
+        *) exit "$status" ;;
+    esac
+fi
+
+# Totals: cargo prints "test result: ok. N passed; N failed; N ignored; ..." per test binary,
+# pytest a closing "N passed, N skipped in 1.2s".
+count() { # count WORD FILE...: sum of the numbers in front of WORD in the files
+    local word=$1
+    shift
+    cat "$@" | { grep -oE "[0-9]+ $word" || true; } | awk '{ n += $1 } END { print n + 0 }'
+}
+rust_lines="$log_dir/rust-results.log"
+grep -E '^test result: ' "$log_dir/cargo-test.log" >"$rust_lines" || true
+python_lines="$log_dir/python-results.log"
+: >"$python_lines"
+if [ "$python_tests" = yes ]; then
+    tail -n 1 "$log_dir/pytest.log" >"$python_lines"
+fi
+passed=$(count passed "$rust_lines" "$python_lines")
+failed=$(count failed "$rust_lines" "$python_lines")
+skipped=$(($(count ignored "$rust_lines") + $(count skipped "$python_lines")))
+
+printf '\nrun_all: all stages passed in %d s (Rust: %s passed; Python: %s passed)\n' \
+    "$((SECONDS - started))" "$(count passed "$rust_lines")" "$(count passed "$python_lines")"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
