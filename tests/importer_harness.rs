@@ -27,48 +27,6 @@ use support::{
 // The standard's function list
 // ---------------------------------------------------------------------------------------------
 
-/// FMI 2.0 functions common to model exchange and co-simulation (standard, section 2.1).
-const FMI2_COMMON_FUNCTIONS: [&str; 25] = [
-    "fmi2GetTypesPlatform",
-    "fmi2GetVersion",
-    "fmi2SetDebugLogging",
-    "fmi2Instantiate",
-    "fmi2FreeInstance",
-    "fmi2SetupExperiment",
-    "fmi2EnterInitializationMode",
-    "fmi2ExitInitializationMode",
-    "fmi2Terminate",
-    "fmi2Reset",
-    "fmi2GetReal",
-    "fmi2GetInteger",
-    "fmi2GetBoolean",
-    "fmi2GetString",
-    "fmi2SetReal",
-    "fmi2SetInteger",
-    "fmi2SetBoolean",
-    "fmi2SetString",
-    "fmi2GetFMUstate",
-    "fmi2SetFMUstate",
-    "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize",
-    "fmi2SerializeFMUstate",
-    "fmi2DeSerializeFMUstate",
-    "fmi2GetDirectionalDerivative",
-];
-
-/// FMI 2.0 co-simulation functions (standard, section 4.2).
-const FMI2_CO_SIMULATION_FUNCTIONS: [&str; 9] = [
-    "fmi2SetRealInputDerivatives",
-    "fmi2GetRealOutputDerivatives",
-    "fmi2DoStep",
-    "fmi2CancelStep",
-    "fmi2GetStatus",
-    "fmi2GetRealStatus",
-    "fmi2GetIntegerStatus",
-    "fmi2GetBooleanStatus",
-    "fmi2GetStringStatus",
-];
-
 const INPUTS: [&str; 4] = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"];
 /// Every Real output and local, in the order [`record`] reads them.
 const RECORDED_REALS: [&str; 9] = [
@@ -539,20 +497,14 @@ fn every_fmi2_common_and_co_simulation_function_is_exported() {
     ));
     // SAFETY: loading the library under test (already loaded by the importer).
     let library = unsafe { libloading::Library::new(&binary) }.expect("the binary loads");
-    let missing: Vec<&str> = FMI2_COMMON_FUNCTIONS
-        .iter()
-        .chain(&FMI2_CO_SIMULATION_FUNCTIONS)
-        .copied()
+    let missing: Vec<&str> = support::fmi2_names::all()
         .filter(|name| {
             // SAFETY: only the symbol's presence is checked; nothing is called.
             unsafe { library.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err()
         })
         .collect();
     assert!(missing.is_empty(), "missing FMI 2.0 functions: {missing:?}");
-    for name in FMI2_COMMON_FUNCTIONS
-        .iter()
-        .chain(&FMI2_CO_SIMULATION_FUNCTIONS)
-    {
+    for name in support::fmi2_names::all() {
         assert!(
             fmu.has_function(name),
             "the importer's binding lacks {name}"

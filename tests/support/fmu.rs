@@ -22,47 +22,7 @@ pub fn default_fmu_path() -> PathBuf {
     }
 }
 
-/// The FMI 2.0 common functions, all of which fmusim resolves at load time.
-pub const COMMON_FUNCTIONS: &[&str] = &[
-    "fmi2GetTypesPlatform",
-    "fmi2GetVersion",
-    "fmi2SetDebugLogging",
-    "fmi2Instantiate",
-    "fmi2FreeInstance",
-    "fmi2SetupExperiment",
-    "fmi2EnterInitializationMode",
-    "fmi2ExitInitializationMode",
-    "fmi2Terminate",
-    "fmi2Reset",
-    "fmi2GetReal",
-    "fmi2GetInteger",
-    "fmi2GetBoolean",
-    "fmi2GetString",
-    "fmi2SetReal",
-    "fmi2SetInteger",
-    "fmi2SetBoolean",
-    "fmi2SetString",
-    "fmi2GetFMUstate",
-    "fmi2SetFMUstate",
-    "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize",
-    "fmi2SerializeFMUstate",
-    "fmi2DeSerializeFMUstate",
-    "fmi2GetDirectionalDerivative",
-];
-
-/// The FMI 2.0 co-simulation functions.
-pub const CO_SIMULATION_FUNCTIONS: &[&str] = &[
-    "fmi2SetRealInputDerivatives",
-    "fmi2GetRealOutputDerivatives",
-    "fmi2DoStep",
-    "fmi2CancelStep",
-    "fmi2GetStatus",
-    "fmi2GetRealStatus",
-    "fmi2GetIntegerStatus",
-    "fmi2GetBooleanStatus",
-    "fmi2GetStringStatus",
-];
+pub use super::fmi2_names::{COMMON_FUNCTIONS, CO_SIMULATION_FUNCTIONS};
 
 /// Where the shared library sits inside the archive on this platform.
 pub fn binary_path_in_archive(model_identifier: &str) -> String {
@@ -171,10 +131,7 @@ impl Fmu {
 
     /// Which FMI 2.0 common and co-simulation functions the binary does not export.
     pub fn missing_functions(&self) -> Vec<&'static str> {
-        COMMON_FUNCTIONS
-            .iter()
-            .chain(CO_SIMULATION_FUNCTIONS)
-            .copied()
+        super::fmi2_names::all()
             .filter(|name| !self.has_function(name))
             .collect()
     }

@@ -16,6 +16,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cosim;
+pub mod fmi2_names;
 pub mod fmu;
 pub mod impact;
 pub mod instance;
