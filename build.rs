@@ -43,25 +43,23 @@ fn main() {
 }
 
 /// The FMU must export the FMI functions and nothing else, but rustc exports every `#[no_mangle]`
-/// function of every dependency too (fmi-sys defines `callback_log` for its own logger). A linker
-/// version script that keeps only `fmi2*` global hides those.
+/// function of every dependency too (fmi-sys defines `callback_log` for its own logger) and lists
+/// each by name in its own version script. GNU ld merges version scripts and an exact name beats
+/// a wildcard, so `callback_log` is named as local here; `tests/exports.rs` catches any other.
 fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
-    let target_os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if target_os == "linux" || (target_os == "windows" && target_env == "gnu") {
-        let script = out_dir.join("exports.map");
-        fs::write(
-            &script,
-            "{\n  global: fmi2*;\n  local: callback_log; *;\n};\n",
-        )
-        .expect("write exports.map");
-        if target_os == "linux" {
-            println!(
-                "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
-                script.display()
-            );
-        }
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+        return;
     }
+    let script = out_dir.join("exports.map");
+    fs::write(
+        &script,
+        "{\n  global: fmi2*;\n  local: callback_log; *;\n};\n",
+    )
+    .expect("write exports.map");
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        script.display()
+    );
 }
 
 /// A name-based (version 5 style) UUID from the SHA-256 of the interface, in the braces FMI tools use.

@@ -135,8 +135,10 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
         }
     };
     check_integer_slot(7, 0.0, 1.0); // useHeatPort
-    check_integer_slot(8, 1.0, 1e6); // maxSubstepCount
-    check_integer_slot(9, 0.0, 3.0); // accelerationEstimate
+                                     // Integer parameters: only integrality here; their range is the table's rule, checked below.
+    let any_i32 = (f64::from(i32::MIN), f64::from(i32::MAX));
+    check_integer_slot(8, any_i32.0, any_i32.1); // maxSubstepCount
+    check_integer_slot(9, any_i32.0, any_i32.1); // accelerationEstimate
     check_integer_slot(14, 0.0, 1.0); // supplied a present
     check_integer_slot(16, 0.0, 1.0); // supplied b present
     check_integer_slot(18, 0.0, 2.0); // history length
