@@ -14,11 +14,12 @@ use fmi_sys::fmi2::{
     fmi2String, fmi2Type, fmi2ValueReference,
 };
 
-use crate::model::ElastoGap;
+use crate::model::{ElastoGap, Number};
 use crate::snapshot;
 use crate::variables::{by_value_reference, Causality, Kind, Var, Variability, Variable};
 
 const OK: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2OK;
+const DISCARD: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Discard;
 const ERROR: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Error;
 const FATAL: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Fatal;
 
@@ -173,16 +174,14 @@ impl Call {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Category {
     Events = 0,
-    /// Declared so importers can switch it; the FMU never returns fmi2Warning.
-    #[allow(dead_code)]
-    StatusWarning = 1,
+    StatusDiscard = 1,
     StatusError = 2,
     StatusFatal = 3,
 }
 
 const CATEGORY_NAMES: [&CStr; 4] = [
     c"logEvents",
-    c"logStatusWarning",
+    c"logStatusDiscard",
     c"logStatusError",
     c"logStatusFatal",
 ];
@@ -201,13 +200,13 @@ impl Logger {
         self.callback.is_some() && self.enabled[category as usize]
     }
 
-    /// Errors and fatal errors always reach the importer, since they carry the reason of a
-    /// failed call; other categories only when enabled.
+    /// Every non-OK status reaches the importer with its reason, whatever `loggingOn` says;
+    /// events only when enabled.
     fn log(&self, status: fmi2Status, category: Category, message: &str) {
         let Some(callback) = self.callback else {
             return;
         };
-        let always = matches!(category, Category::StatusError | Category::StatusFatal);
+        let always = category != Category::Events;
         if !always && !self.enabled[category as usize] {
             return;
         }
@@ -241,6 +240,14 @@ fn error(message: impl Into<String>) -> Failure {
     }
 }
 
+/// A request the FMU cannot serve, which leaves the instance as it was.
+fn discard(message: impl Into<String>) -> Failure {
+    Failure {
+        status: DISCARD,
+        message: message.into(),
+    }
+}
+
 type Outcome = Result<(), Failure>;
 
 // ---------------------------------------------------------------------------------------------
@@ -253,6 +260,9 @@ const LIVE: u64 = 0x454c_4153_544f_4741; // "ELASTOGA"
 struct Instance {
     live: u64,
     state: State,
+    /// The state the last error interrupted: restoring an FMU state returns there (FMI 2.0,
+    /// 2.1.3: after fmi2Error a previously retrieved FMU state may be restored).
+    state_before_error: State,
     logger: Logger,
     model: ElastoGap,
     start_time: f64,
@@ -305,23 +315,26 @@ impl Instance {
 
     fn set_values(
         &mut self,
-        values: impl Iterator<Item = (fmi2ValueReference, f64)>,
+        values: impl Iterator<Item = (fmi2ValueReference, f64)> + Clone,
         kind: Kind,
     ) -> Outcome {
-        for (value_reference, value) in values {
+        // All or nothing: every value is checked before any is stored, so a refused one leaves
+        // the whole call without effect.
+        for (value_reference, value) in values.clone() {
             let variable = self.variable(value_reference, kind)?;
             self.check_settable(variable)?;
-            let previous = self.model;
-            self.model.set_value(variable.var, value);
             // Inputs are checked at once; parameters once they take effect: at
             // fmi2ExitInitializationMode, or now if the simulation is running.
             let takes_effect_now =
                 variable.causality == Causality::Input || self.state == State::StepComplete;
             if takes_effect_now {
-                if let Err(violation) = self.model.check(variable.var) {
-                    self.model = previous;
-                    return Err(error(violation.to_string()));
-                }
+                ElastoGap::check_value(variable.var, value)
+                    .map_err(|violation| error(violation.to_string()))?;
+            }
+        }
+        for (value_reference, value) in values {
+            if let Some(variable) = by_value_reference(value_reference) {
+                self.model.set_value(variable.var, value);
             }
         }
         Ok(())
@@ -335,7 +348,9 @@ impl Instance {
     ) -> Outcome {
         for (k, value_reference) in value_references.iter().enumerate() {
             let variable = self.variable(*value_reference, kind)?;
-            write(k, self.model.value(variable.var));
+            let value = self.model.value(variable.var);
+            check_computed(variable, value)?;
+            write(k, value);
         }
         Ok(())
     }
@@ -343,30 +358,59 @@ impl Instance {
     fn do_step(&mut self, current_time: f64, h: f64) -> Outcome {
         if !(h > 0.0 && h.is_finite()) {
             return Err(error(format!(
-                "communicationStepSize = {h} must be a finite number > 0"
+                "communicationStepSize = {} must be a finite number > 0",
+                Number(h)
             )));
         }
         let time = self.model.time;
         // Masters compute their time grid differently (t0 + k*h against a running sum), so the
-        // comparison allows a relative rounding slack, but never as much as half the last step.
-        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * self.model.last_step_size.max(h));
+        // comparison allows a relative rounding slack, but never as much as half the last step:
+        // a larger one would let the step restart at the previous step's start, leaving the
+        // acceleration estimate a zero time difference to divide by.
+        let last_step = if self.model.last_step_size > 0.0 {
+            self.model.last_step_size
+        } else {
+            h
+        };
+        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
         if !current_time.is_finite() || (current_time - time).abs() > slack {
             return Err(error(format!(
-                "currentCommunicationPoint = {current_time} is not the FMU's time {time}"
+                "currentCommunicationPoint = {} is not the FMU's time {}",
+                Number(current_time),
+                Number(time)
             )));
         }
-        let mut next = self.model;
+        let end = current_time + h;
+        if !(end.is_finite() && end > current_time) {
+            return Err(error(format!(
+                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
+                Number(h),
+                Number(current_time)
+            )));
+        }
+        // Stepped in place; the copy brings the instance back if the step is refused.
+        let before = self.model;
+        let next = &mut self.model;
         next.time = current_time;
         let integral = next.do_step(h);
+        let motion = next.motion();
         if !(integral.impulse.is_finite()
             && integral.dissipated.is_finite()
-            && next.forces().f.is_finite())
+            && next.forces().f.is_finite()
+            && motion.s.is_finite()
+            && motion.v.is_finite()
+            && motion.a.is_finite()
+            && next.f_mean.is_finite()
+            && next.e_loss.is_finite()
+            && next.q_flow_mean.is_finite())
         {
+            self.model = before;
             return Err(error(format!(
-                "the step from t = {current_time} by h = {h} gives a non-finite force; the inputs or parameters are out of the law's numeric range"
+                "the step from t = {} by h = {} gives a non-finite force, motion or energy; the inputs, parameters or step size are out of the law's numeric range",
+                Number(current_time),
+                Number(h)
             )));
         }
-        self.model = next;
         if self.logger.is_enabled(Category::Events) {
             for transition in integral.transitions() {
                 let message = format!(
@@ -384,8 +428,9 @@ impl Instance {
         Ok(())
     }
 
+    /// The FMU states handed out stay valid: the importer owns them until fmi2FreeFMUstate or
+    /// fmi2FreeInstance, and may restore one taken before the reset.
     fn reset(&mut self) {
-        self.free_snapshots();
         self.model = ElastoGap::new(0.0);
         self.start_time = 0.0;
     }
@@ -407,6 +452,20 @@ impl Drop for Instance {
         self.live = 0;
         self.free_snapshots();
     }
+}
+
+/// Refuses a non-finite computed value instead of returning it as fmi2OK: parameters and inputs
+/// that each keep their rules can still overflow the law together (a tiny s_ref with a large n,
+/// positions near the largest double).
+fn check_computed(variable: &Variable, value: f64) -> Outcome {
+    let computed = matches!(variable.causality, Causality::Output | Causality::Local);
+    if computed && !value.is_finite() {
+        return Err(error(format!(
+            "{} = {value} is not finite: the inputs and parameters are out of the law's numeric range",
+            variable.name
+        )));
+    }
+    Ok(())
 }
 
 /// The one path of every instance call: instance check, state table, panic barrier, logging of
@@ -445,7 +504,14 @@ fn run(
             if failure.status == FATAL {
                 instance.state = State::Fatal;
                 instance.logger.log(FATAL, Category::StatusFatal, &message);
+            } else if failure.status == DISCARD {
+                instance
+                    .logger
+                    .log(DISCARD, Category::StatusDiscard, &message);
             } else {
+                if instance.state != State::Error {
+                    instance.state_before_error = instance.state;
+                }
                 instance.state = State::Error;
                 instance
                     .logger
@@ -620,6 +686,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
         let instance = Box::new(Instance {
             live: LIVE,
             state: State::Instantiated,
+            state_before_error: State::Instantiated,
             logger,
             model: ElastoGap::new(0.0),
             start_time: 0.0,
@@ -671,8 +738,14 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
             } else if let Some(k) = CATEGORY_NAMES.iter().position(|c| c.to_str() == Ok(name)) {
                 enabled[k] = on;
             } else {
+                let declared: Vec<&str> = CATEGORY_NAMES
+                    .iter()
+                    .filter_map(|c| c.to_str().ok())
+                    .chain([ALL_CATEGORIES])
+                    .collect();
                 return Err(error(format!(
-                    "unknown log category '{name}' (declared: logEvents, logStatusWarning, logStatusError, logStatusFatal, logAll)"
+                    "unknown log category '{name}' (declared: {})",
+                    declared.join(", ")
                 )));
             }
         }
@@ -697,9 +770,14 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
         if !startTime.is_finite() {
             return Err(error(format!("startTime = {startTime} must be finite")));
         }
-        if stopTimeDefined != 0 && (stopTime.is_nan() || stopTime < startTime) {
+        if stopTimeDefined != 0 && stopTime.is_nan() {
+            return Err(error("stopTime = NaN is not a time"));
+        }
+        if stopTimeDefined != 0 && stopTime < startTime {
             return Err(error(format!(
-                "stopTime = {stopTime} is before startTime = {startTime}"
+                "stopTime = {} is before startTime = {}",
+                Number(stopTime),
+                Number(startTime)
             )));
         }
         instance.start_time = startTime;
@@ -952,7 +1030,27 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
             ));
         }
         // SAFETY: a live snapshot of this instance.
-        instance.model = unsafe { *snapshot };
+        let model = unsafe { *snapshot };
+        let resumed_state = if instance.state == State::Error {
+            instance.state_before_error
+        } else {
+            instance.state
+        };
+        // A state taken before initialization ended holds parameters that were never checked;
+        // once they are in effect, restoring it must not bypass their rules.
+        let parameters_in_effect = !matches!(
+            resumed_state,
+            State::Instantiated | State::InitializationMode
+        );
+        if parameters_in_effect {
+            model.check_parameters().map_err(|violation| {
+                error(format!(
+                    "the state holds {violation}; it was taken before initialization checked the parameters"
+                ))
+            })?;
+        }
+        instance.model = model;
+        instance.state = resumed_state;
         Ok(())
     })
 }
@@ -1122,6 +1220,12 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
                 .zip(seeds)
                 .map(|(known, seed)| instance.model.partial_derivative(variable.var, *known) * seed)
                 .sum();
+            if !results[k].is_finite() {
+                return Err(error(format!(
+                    "the directional derivative of {} is {}: the inputs, parameters or seeds are out of the law's numeric range",
+                    variable.name, results[k]
+                )));
+            }
         }
         Ok(())
     })
@@ -1208,6 +1312,12 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
                 .model
                 .output_time_derivative(variable.var)
                 .ok_or_else(|| error(format!("{} has no time derivative", variable.name)))?;
+            if !values[k].is_finite() {
+                return Err(error(format!(
+                    "the time derivative of {} is {}: the inputs and parameters are out of the law's numeric range",
+                    variable.name, values[k]
+                )));
+            }
         }
         Ok(())
     })
@@ -1247,8 +1357,9 @@ fn status_kind_name(kind: fmi2StatusKind) -> String {
     }
 }
 
+/// FMI 2.0, 4.2.3: a status the slave cannot provide is answered with fmi2Discard.
 fn unsupported_status(kind: fmi2StatusKind, call: &str) -> Failure {
-    error(format!(
+    discard(format!(
         "{} is not provided by {call}: steps complete synchronously (fmi2LastSuccessfulTime is available from fmi2GetRealStatus and fmi2Terminated from fmi2GetBooleanStatus)",
         status_kind_name(kind)
     ))

@@ -105,23 +105,26 @@ impl VelocityHistory {
         past: [f64; 2],
         supplied: Option<f64>,
     ) -> f64 {
-        // Mean accelerations of the last two steps and the step sizes they belong to.
-        let h1 = time - self.time[0];
-        let h2 = self.time[0] - self.time[1];
-        let mean1 = (now - past[0]) / h1;
-        let mean2 = (past[0] - past[1]) / h2;
+        // Mean accelerations of the last two steps and the step sizes they belong to; computed
+        // only where used, since a supplied acceleration needs none of these divisions.
+        let h1 = || time - self.time[0];
+        let h2 = || self.time[0] - self.time[1];
+        let mean1 = || (now - past[0]) / h1();
+        let mean2 = || (past[0] - past[1]) / h2();
         match (mode, supplied, self.len) {
             // A supplied derivative defines the input polynomial over the step (FMI 2.0,
             // fmi2SetRealInputDerivatives): used as given, whatever the estimate.
             (_, Some(a), _) => a,
             (AccelerationEstimate::None, None, _) | (_, None, 0) => 0.0,
-            (AccelerationEstimate::FirstOrder, None, _) | (_, None, 1) => mean1,
+            (AccelerationEstimate::FirstOrder, None, _) | (_, None, 1) => mean1(),
             (AccelerationEstimate::SecondOrder, None, _) => {
+                let (h1, h2) = (h1(), h2());
                 (2.0 * h1 + h2) / (h1 * (h1 + h2)) * now - (h1 + h2) / (h1 * h2) * past[0]
                     + h1 / (h2 * (h1 + h2)) * past[1]
             }
             (AccelerationEstimate::MidStepExtrapolation, None, _) => {
-                mean1 + (mean1 - mean2) * (h + h1) / (h1 + h2)
+                let (h1, h2, mean1) = (h1(), h2(), mean1());
+                mean1 + (mean1 - mean2()) * (h + h1) / (h1 + h2)
             }
         }
     }
@@ -142,12 +145,30 @@ pub struct RuleViolation {
     pub rule: String,
 }
 
+/// A number as a message shows it: plain decimals where they are short, exponent form for the
+/// very large and very small (`{}` would print 1e-20 with twenty digits, 1e300 with 301).
+#[derive(Clone, Copy, Debug)]
+pub struct Number(pub f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let magnitude = self.0.abs();
+        if self.0.is_finite() && magnitude != 0.0 && !(1e-4..1e16).contains(&magnitude) {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 impl std::fmt::Display for RuleViolation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "{} = {} is not allowed: it must be {}",
-            self.name, self.value, self.rule
+            self.name,
+            Number(self.value),
+            self.rule
         )
     }
 }
@@ -225,8 +246,12 @@ impl ElastoGap {
 
     /// Checks one variable's current value against its rule.
     pub fn check(&self, var: Var) -> Result<(), RuleViolation> {
+        Self::check_value(var, self.value(var))
+    }
+
+    /// Checks a value against the rule of `var` before it is stored.
+    pub fn check_value(var: Var, value: f64) -> Result<(), RuleViolation> {
         let variable = by_var(var);
-        let value = self.value(var);
         if variable.rule.admits(value) {
             Ok(())
         } else {
