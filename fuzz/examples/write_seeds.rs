@@ -1,0 +1,158 @@
+//! Writes the committed seeds of the `deserialize_state` target: valid states the FMU serialized
+//! itself, from situations that reach different code (contact, supplied derivatives, a full
+//! velocity history, the heat port), so mutations start from meaningful buffers.
+//!
+//! `cargo run --example write_seeds -- corpus/deserialize_state` (from fuzz/).
+
+use std::path::PathBuf;
+
+use elastogap::fmi2::*;
+use elastogap::variables::{by_var, Var};
+use elastogap_fuzz::{Instance, OK};
+use fmi_sys::fmi2::fmi2FMUstate;
+
+fn ok(status: u32, what: &str) {
+    assert_eq!(status, OK, "{what}");
+}
+
+/// Runs `scenario` on an initialized instance and returns the serialized state it ends in.
+fn serialized_after(
+    parameters: &[(Var, f64)],
+    use_heat_port: bool,
+    scenario: impl FnOnce(&Instance),
+) -> Vec<u8> {
+    let instance = Instance::standard();
+    ok(
+        instance.call("fmi2SetupExperiment", |c| unsafe {
+            fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0)
+        }),
+        "setup",
+    );
+    ok(
+        instance.call("fmi2EnterInitializationMode", |c| unsafe {
+            fmi2EnterInitializationMode(c)
+        }),
+        "enter",
+    );
+    ok(instance.set_reals(parameters), "parameters");
+    let vr = [by_var(Var::UseHeatPort).value_reference];
+    let flag = [i32::from(use_heat_port)];
+    ok(
+        instance.call("fmi2SetBoolean", |c| unsafe {
+            fmi2SetBoolean(c, vr.as_ptr(), 1, flag.as_ptr())
+        }),
+        "useHeatPort",
+    );
+    ok(
+        instance.call("fmi2ExitInitializationMode", |c| unsafe {
+            fmi2ExitInitializationMode(c)
+        }),
+        "exit",
+    );
+    scenario(&instance);
+    let mut state: fmi2FMUstate = std::ptr::null_mut();
+    ok(
+        instance.call("fmi2GetFMUstate", |c| unsafe {
+            fmi2GetFMUstate(c, &mut state)
+        }),
+        "get state",
+    );
+    let mut size = 0;
+    ok(
+        instance.call("fmi2SerializedFMUstateSize", |c| unsafe {
+            fmi2SerializedFMUstateSize(c, state, &mut size)
+        }),
+        "size",
+    );
+    let mut bytes = vec![0u8; size];
+    ok(
+        instance.call("fmi2SerializeFMUstate", |c| unsafe {
+            fmi2SerializeFMUstate(c, state, bytes.as_mut_ptr().cast(), size)
+        }),
+        "serialize",
+    );
+    bytes
+}
+
+fn steps(instance: &Instance, count: u32, h: f64, inputs: impl Fn(f64) -> Vec<(Var, f64)>) {
+    for k in 0..count {
+        let t = f64::from(k) * h;
+        ok(instance.set_reals(&inputs(t)), "inputs");
+        ok(
+            instance.call("fmi2DoStep", |c| unsafe { fmi2DoStep(c, t, h, 0) }),
+            "step",
+        );
+    }
+}
+
+fn main() {
+    let directory = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "corpus/deserialize_state".into()),
+    );
+    std::fs::create_dir_all(&directory).expect("corpus directory");
+    let stiff = [(Var::C, 1e4), (Var::D, 20.0), (Var::N, 1.5)];
+    // An impact: flange_b approaches and bounces, in contact at the end.
+    let approach = |t: f64| vec![(Var::FlangeBS, 1e-3 - 0.5 * t), (Var::FlangeBV, -0.5)];
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        ("fresh", serialized_after(&[], false, |_| {})),
+        (
+            "one_step_free",
+            serialized_after(&[], false, |i| steps(i, 1, 1e-3, |_| vec![])),
+        ),
+        (
+            "impact_in_contact",
+            serialized_after(&stiff, false, |i| steps(i, 5, 1e-3, approach)),
+        ),
+        (
+            "impact_heat_port",
+            serialized_after(&stiff, true, |i| steps(i, 5, 1e-3, approach)),
+        ),
+        (
+            "supplied_derivatives",
+            serialized_after(&stiff, false, |i| {
+                steps(i, 2, 1e-3, approach);
+                let vrs = [
+                    by_var(Var::FlangeAV).value_reference,
+                    by_var(Var::FlangeBS).value_reference,
+                ];
+                let orders = [1, 2];
+                let values = [0.25, -3.0];
+                ok(
+                    i.call("fmi2SetRealInputDerivatives", |c| unsafe {
+                        fmi2SetRealInputDerivatives(
+                            c,
+                            vrs.as_ptr(),
+                            2,
+                            orders.as_ptr(),
+                            values.as_ptr(),
+                        )
+                    }),
+                    "derivatives",
+                );
+            }),
+        ),
+        (
+            "nonlinear_fine_substeps",
+            serialized_after(
+                &[
+                    (Var::C, 1e6),
+                    (Var::N, 3.0),
+                    (Var::SRel0, 0.01),
+                    (Var::MaxSubstepSize, 1e-6),
+                    (Var::FRef, 50.0),
+                ],
+                false,
+                |i| {
+                    steps(i, 4, 2e-3, |t| {
+                        vec![(Var::FlangeAV, 2.0 + t), (Var::FlangeAS, 2.0 * t)]
+                    })
+                },
+            ),
+        ),
+    ];
+    for (name, bytes) in seeds {
+        std::fs::write(directory.join(format!("seed-{name}")), bytes).expect("write seed");
+    }
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Fuzzes the FMU's C ABI: each target for the given seconds (default 60), starting from the
+# committed seeds copied to a temporary corpus so that a run never changes the repository.
+# Fails on any crash, panic (a failed call without a logged reason, a broken output invariant),
+# timeout, leak or out-of-memory. Prints executions and coverage per target at the end.
+#
+#   bash fuzz/run.sh [seconds-per-target]
+#
+# Needs the nightly toolchain (cargo fuzz builds with sanitizers); installs cargo-fuzz if missing.
+# Findings are saved under fuzz/artifacts/<target>/ (ignored by git); reproduce one with
+#   cd fuzz && cargo +nightly fuzz run <target> artifacts/<target>/<file>
+set -euo pipefail
+
+seconds="${1:-60}"
+# A step is bounded by the FMU and by the harness cap (see fuzz/src/lib.rs), so an input that
+# runs this long hangs.
+per_input_timeout=10
+targets=(fmi_calls deserialize_state)
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+if ! command -v cargo-fuzz >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/cargo-fuzz" ]; then
+    cargo install cargo-fuzz --locked
+fi
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+failed=0
+summary=()
+for target in "${targets[@]}"; do
+    corpus="$work/corpus/$target"
+    mkdir -p "$corpus"
+    if [ -d "corpus/$target" ]; then
+        cp -r "corpus/$target/." "$corpus/"
+    fi
+    log="$work/$target.log"
+    echo "=== fuzz target $target: ${seconds}s from $(find "$corpus" -type f | wc -l) seeds"
+    set +e
+    # -a: debug assertions and overflow checks on top of the optimized, address-sanitized build.
+    cargo +nightly fuzz run -a "$target" "$corpus" -- \
+        -max_total_time="$seconds" -timeout="$per_input_timeout" -rss_limit_mb=4096 \
+        -print_final_stats=1 >"$log" 2>&1
+    status=$?
+    set -e
+    # libFuzzer's progress lines are many; show the start, the findings and the end.
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$log" | tail -n 60
+    runs="$(grep -o -E 'Done [0-9]+ runs in [0-9]+ second\(s\)' "$log" | tail -n 1 || true)"
+    last="$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)"
+    cov="$(grep -o -E 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[A-Za-z]*' <<<"$last" || true)"
+    if [ "$status" -ne 0 ]; then
+        failed=1
+        summary+=("$target: FAILED (exit $status) ${runs:-before finishing} ${cov}")
+    else
+        summary+=("$target: ok, ${runs:-no run count} ${cov}")
+    fi
+done
+
+echo "=== fuzzing summary"
+printf '%s\n' "${summary[@]}"
+if [ "$failed" -ne 0 ]; then
+    echo "fuzzing found a problem; the failing inputs are in fuzz/artifacts/" >&2
+    exit 1
+fi

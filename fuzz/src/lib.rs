@@ -1,0 +1,416 @@
+//! What both fuzz targets share: a logger that records the FMU's messages per call, the check that
+//! every failed call said why, and the output invariants that are cheap to verify.
+//!
+//! The FMU is called in-process through the rlib (`elastogap::fmi2::*`), as an importer would call
+//! the shared library, so the sanitizers see both sides.
+
+use std::cell::RefCell;
+use std::ffi::{c_void, CStr, CString};
+
+use elastogap::fmi2::*;
+use elastogap::variables::{by_var, Kind, Var, VARIABLES};
+use fmi_sys::fmi2::{
+    fmi2Boolean, fmi2CallbackFunctions, fmi2CallbackLogger, fmi2Component,
+    fmi2ComponentEnvironment, fmi2Real, fmi2Status, fmi2String, fmi2ValueReference,
+};
+
+pub const OK: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2OK;
+pub const DISCARD: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Discard;
+pub const ERROR: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Error;
+pub const FATAL: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Fatal;
+pub const CO_SIMULATION: u32 = fmi_sys::fmi2::fmi2Type_fmi2CoSimulation;
+/// The most substeps per communication step the harness lets a step take; see
+/// [`Instance::cap_substeps`].
+pub const SUBSTEP_COUNT_CAP: i32 = 10_000;
+pub const LAST_SUCCESSFUL_TIME: u32 = fmi_sys::fmi2::fmi2StatusKind_fmi2LastSuccessfulTime;
+
+/// The template of the model description, whose `<LogCategories>` the FMU must log under.
+const MODEL_DESCRIPTION: &str = include_str!("../../modelDescription.xml.in");
+
+/// The category names `<LogCategories>` declares, `logAll` included.
+pub fn declared_categories() -> Vec<&'static str> {
+    MODEL_DESCRIPTION
+        .split("<Category name=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect()
+}
+
+#[derive(Debug, Clone)]
+pub struct LogRecord {
+    pub environment: usize,
+    pub instance_name: Option<String>,
+    pub status: fmi2Status,
+    pub category: Option<String>,
+    pub message: Option<String>,
+}
+
+thread_local! {
+    static LOG: RefCell<Vec<LogRecord>> = const { RefCell::new(Vec::new()) };
+}
+
+fn text(pointer: fmi2String) -> Option<String> {
+    if pointer.is_null() {
+        return None;
+    }
+    // SAFETY: the FMU passes NUL-terminated strings valid for the duration of the callback.
+    Some(
+        unsafe { CStr::from_ptr(pointer) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+extern "C" fn record(
+    environment: fmi2ComponentEnvironment,
+    instance_name: fmi2String,
+    status: fmi2Status,
+    category: fmi2String,
+    message: fmi2String,
+) {
+    let entry = LogRecord {
+        environment: environment as usize,
+        instance_name: text(instance_name),
+        status,
+        category: text(category),
+        message: text(message),
+    };
+    LOG.with(|log| log.borrow_mut().push(entry));
+}
+
+/// The recording logger in the variadic type `fmi2CallbackFunctions` declares. The FMU passes no
+/// variadic arguments (its messages are preformatted, '%' escaped), so on the C ABIs cargo fuzz
+/// supports the fixed-argument function is called correctly through this pointer.
+pub fn recording_logger() -> fmi2CallbackLogger {
+    type Fixed =
+        extern "C" fn(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String);
+    type Variadic = unsafe extern "C" fn(
+        fmi2ComponentEnvironment,
+        fmi2String,
+        fmi2Status,
+        fmi2String,
+        fmi2String,
+        ...
+    );
+    let f: Fixed = record;
+    // SAFETY: same fixed arguments; see above.
+    Some(unsafe { std::mem::transmute::<Fixed, Variadic>(f) })
+}
+
+pub fn take_log() -> Vec<LogRecord> {
+    LOG.with(|log| std::mem::take(&mut *log.borrow_mut()))
+}
+
+/// True if `message` is safe to hand to printf with no arguments: every '%' is doubled.
+fn is_printf_safe(message: &str) -> bool {
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' && chars.next() != Some('%') {
+            return false;
+        }
+    }
+    true
+}
+
+/// Checks what one call logged against the status it returned; panics (a finding) if a failed
+/// call gave no reason, if the FMU returned a status it never should, or if a message was
+/// malformed. `logger` is false when the instance has no logger to talk to.
+pub fn check_call(call: &str, status: fmi2Status, logger: Option<(usize, &str)>) {
+    let log = take_log();
+    assert!(
+        status == OK || status == DISCARD || status == ERROR,
+        "{call} returned status {status} (the FMU returns fmi2OK, fmi2Discard or fmi2Error; fmi2Fatal means an internal panic); log: {log:?}"
+    );
+    let declared = declared_categories();
+    for entry in &log {
+        let category = entry.category.as_deref().unwrap_or("<NULL>");
+        assert!(
+            category != "logAll" && declared.contains(&category),
+            "{call} logged under undeclared category {category}: {entry:?}"
+        );
+        let message = entry
+            .message
+            .as_deref()
+            .unwrap_or_else(|| panic!("{call} logged a NULL message: {entry:?}"));
+        assert!(
+            is_printf_safe(message),
+            "{call} logged a message with an unescaped '%': {entry:?}"
+        );
+        if let Some((environment, name)) = logger {
+            assert_eq!(
+                entry.environment, environment,
+                "{call} logged with a foreign componentEnvironment"
+            );
+            assert_eq!(
+                entry.instance_name.as_deref(),
+                Some(name),
+                "{call} logged with a wrong instance name"
+            );
+        }
+    }
+    if status != OK && logger.is_some() {
+        assert!(
+            log.iter()
+                .any(|e| e.status == status && !e.message.as_deref().unwrap_or("").is_empty()),
+            "{call} returned status {status} without logging why; log: {log:?}"
+        );
+    }
+}
+
+/// A live instance with the recording logger, as the targets drive it.
+pub struct Instance {
+    pub component: fmi2Component,
+    /// The componentEnvironment the logger must get back; boxed so its address is unique.
+    environment: Box<u8>,
+    pub name: String,
+    pub has_logger: bool,
+}
+
+impl Instance {
+    pub fn environment(&self) -> usize {
+        &*self.environment as *const u8 as usize
+    }
+
+    pub fn logger(&self) -> Option<(usize, &str)> {
+        self.has_logger
+            .then(|| (self.environment(), self.name.as_str()))
+    }
+
+    /// Runs one FMI call on this instance and checks it with [`check_call`].
+    pub fn call(&self, name: &str, f: impl FnOnce(fmi2Component) -> fmi2Status) -> fmi2Status {
+        take_log();
+        let status = f(self.component);
+        check_call(name, status, self.logger());
+        status
+    }
+
+    /// Instantiates with the given arguments; `None` if the FMU refused, which must then have
+    /// been logged when a logger was given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn instantiate(
+        name: Option<&CStr>,
+        fmu_type: u32,
+        guid: Option<&CStr>,
+        resource: Option<&CStr>,
+        with_callbacks: bool,
+        with_logger: bool,
+        logging_on: bool,
+    ) -> Option<Instance> {
+        let environment = Box::new(0u8);
+        let environment_ptr = &*environment as *const u8 as *mut c_void;
+        let callbacks = fmi2CallbackFunctions {
+            logger: if with_logger {
+                recording_logger()
+            } else {
+                None
+            },
+            allocateMemory: None,
+            freeMemory: None,
+            stepFinished: None,
+            componentEnvironment: environment_ptr,
+        };
+        let as_ptr = |s: Option<&CStr>| s.map_or(std::ptr::null(), CStr::as_ptr);
+        take_log();
+        // SAFETY: every pointer is NULL or valid for the call; the callbacks struct is copied.
+        let component = unsafe {
+            fmi2Instantiate(
+                as_ptr(name),
+                fmu_type,
+                as_ptr(guid),
+                as_ptr(resource),
+                if with_callbacks {
+                    &callbacks
+                } else {
+                    std::ptr::null()
+                },
+                0,
+                fmi2Boolean::from(logging_on),
+            )
+        };
+        let log = take_log();
+        let has_logger = with_callbacks && with_logger;
+        if component.is_null() {
+            if has_logger {
+                assert!(
+                    log.iter().any(|e| e.status == ERROR),
+                    "fmi2Instantiate refused without logging why; log: {log:?}"
+                );
+            }
+            return None;
+        }
+        let name = name
+            .and_then(|n| n.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        Some(Instance {
+            component,
+            environment,
+            name,
+            has_logger,
+        })
+    }
+
+    /// An instance with the defaults of the model description and a logger.
+    pub fn standard() -> Instance {
+        let guid = CString::new(elastogap::GUID).expect("GUID has no NUL");
+        Instance::instantiate(
+            Some(c"fuzz"),
+            CO_SIMULATION,
+            Some(&guid),
+            Some(c"file:///tmp/resources/"),
+            true,
+            true,
+            false,
+        )
+        .expect("the standard instantiation succeeds")
+    }
+
+    /// The FMU's current time, if it can tell in its current state.
+    pub fn time(&self) -> Option<f64> {
+        let mut time = f64::NAN;
+        let status = self.call("fmi2GetRealStatus", |c| unsafe {
+            fmi2GetRealStatus(c, LAST_SUCCESSFUL_TIME, &mut time)
+        });
+        (status == OK).then_some(time)
+    }
+
+    /// Lowers maxSubstepCount to [`SUBSTEP_COUNT_CAP`] if it is above, so that one input's
+    /// work stays far below the fuzzer's timeout and a timeout means a hang. The FMU's own bound
+    /// (maxSubstepCount <= 1e6) costs about a second per step at its maximum, which is measured
+    /// apart from fuzzing.
+    pub fn cap_substeps(&self) {
+        let vr = [by_var(Var::MaxSubstepCount).value_reference];
+        let mut count = [0];
+        let status = self.call("fmi2GetInteger", |c| unsafe {
+            fmi2GetInteger(c, vr.as_ptr(), 1, count.as_mut_ptr())
+        });
+        if status == OK && count[0] > SUBSTEP_COUNT_CAP {
+            let cap = [SUBSTEP_COUNT_CAP];
+            self.call("fmi2SetInteger", |c| unsafe {
+                fmi2SetInteger(c, vr.as_ptr(), 1, cap.as_ptr())
+            });
+        }
+    }
+
+    pub fn get_real(&self, var: Var) -> Option<f64> {
+        let vr = [by_var(var).value_reference];
+        let mut value = [f64::NAN];
+        let status = self.call("fmi2GetReal", |c| unsafe {
+            fmi2GetReal(c, vr.as_ptr(), 1, value.as_mut_ptr())
+        });
+        (status == OK).then_some(value[0])
+    }
+
+    pub fn set_reals(&self, values: &[(Var, f64)]) -> fmi2Status {
+        let vrs: Vec<fmi2ValueReference> = values
+            .iter()
+            .map(|(v, _)| by_var(*v).value_reference)
+            .collect();
+        let xs: Vec<fmi2Real> = values.iter().map(|(_, x)| *x).collect();
+        self.call("fmi2SetReal", |c| unsafe {
+            fmi2SetReal(c, vrs.as_ptr(), vrs.len(), xs.as_ptr())
+        })
+    }
+
+    /// Reads every variable of the table and checks the invariants of the model that hold in
+    /// any state reached through successful calls after initialization.
+    pub fn check_outputs(&self, context: &str) -> Option<Snapshot> {
+        let reals: Vec<&_> = VARIABLES.iter().filter(|v| v.kind == Kind::Real).collect();
+        let vrs: Vec<fmi2ValueReference> = reals.iter().map(|v| v.value_reference).collect();
+        let mut values = vec![f64::NAN; vrs.len()];
+        let status = self.call("fmi2GetReal", |c| unsafe {
+            fmi2GetReal(c, vrs.as_ptr(), vrs.len(), values.as_mut_ptr())
+        });
+        if status != OK {
+            return None;
+        }
+        let value = |var: Var| {
+            values[reals
+                .iter()
+                .position(|v| v.var == var)
+                .expect("a Real variable")]
+        };
+        for (variable, x) in reals.iter().zip(&values) {
+            assert!(
+                x.is_finite(),
+                "{context}: fmi2GetReal returned fmi2OK with {} = {x}; all values: {:?}",
+                variable.name,
+                reals
+                    .iter()
+                    .map(|v| v.name)
+                    .zip(&values)
+                    .collect::<Vec<_>>()
+            );
+        }
+        let (f, f_c, f_d) = (value(Var::F), value(Var::FC), value(Var::FD));
+        let loss_power = value(Var::LossPower);
+        assert!(f <= 0.0, "{context}: f = {f} > 0 (the gap never pulls)");
+        assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
+        assert!(
+            f_d.abs() <= -f_c,
+            "{context}: |f_d| = {} exceeds |f_c| = {}",
+            f_d.abs(),
+            -f_c
+        );
+        assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
+        let vr = [by_var(Var::Contact).value_reference];
+        let mut contact = [0];
+        let status = self.call("fmi2GetBoolean", |c| unsafe {
+            fmi2GetBoolean(c, vr.as_ptr(), 1, contact.as_mut_ptr())
+        });
+        if status == OK {
+            let expected = value(Var::SRel) < value(Var::SRel0);
+            assert_eq!(
+                contact[0] != 0,
+                expected,
+                "{context}: contact = {} but s_rel = {} and s_rel0 = {}",
+                contact[0],
+                value(Var::SRel),
+                value(Var::SRel0)
+            );
+        }
+        Some(Snapshot {
+            f_mean: value(Var::FMean),
+            e_loss: value(Var::ELoss),
+            q_flow: value(Var::HeatPortQFlow),
+        })
+    }
+}
+
+/// The step results read after a call, to compare across steps.
+#[derive(Debug, Clone, Copy)]
+pub struct Snapshot {
+    pub f_mean: f64,
+    pub e_loss: f64,
+    pub q_flow: f64,
+}
+
+/// Checks what a successful step must have produced, given the outputs read before it.
+pub fn check_step(before: Option<Snapshot>, after: Snapshot, h: f64) {
+    assert!(
+        after.f_mean <= 0.0,
+        "f_mean = {} > 0 after a step of {h}",
+        after.f_mean
+    );
+    assert!(
+        after.q_flow <= 0.0,
+        "heatPort.Q_flow = {} > 0 after a step of {h} (heat only leaves the gap)",
+        after.q_flow
+    );
+    if let Some(before) = before {
+        assert!(
+            after.e_loss >= before.e_loss,
+            "E_loss fell from {} to {} over a step of {h}",
+            before.e_loss,
+            after.e_loss
+        );
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: the component is live; it is freed exactly once, here.
+        unsafe { fmi2FreeInstance(self.component) };
+        take_log();
+    }
+}
