@@ -3,8 +3,10 @@
 
     .venv/bin/python packaging/package.py
 
-1. `cargo build --release` of the package `elastogap`; the cdylib and the build script's out_dir (which
-   holds the generated `modelDescription.xml`) are read from cargo's JSON messages.
+1. `cargo build --release` of the package `elastogap` (on x86_64 Linux `cargo zigbuild` for the target
+   `x86_64-unknown-linux-gnu.2.17`, so the binary needs no glibc newer than 2.17); the cdylib and the
+   build script's out_dir (which holds the generated `modelDescription.xml`) are read from cargo's JSON
+   messages.
 2. Lays out `target/fmu/<modelIdentifier>/`: `modelDescription.xml`, `binaries/<platform>/<modelIdentifier>.so`
    (renamed from `libelastogap.so`: importers load exactly that name), `model.png` (an icon drawn here)
    and `documentation/index.html`. The page's tables are generated from the built modelDescription.xml,
@@ -22,6 +24,7 @@ import html
 import json
 import math
 import os
+import platform
 import re
 import shutil
 import struct
@@ -36,6 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "elastogap"
 FMU_ROOT = ROOT / "target" / "fmu"
+# The oldest glibc the Linux binary must load with (RHEL/CentOS 7; Ubuntu 18.04 has 2.27).
+GLIBC_FLOOR = "2.17"
 
 # Every function of the FMI 2.0 common and co-simulation API. Importers such as fmusim resolve all of
 # them at load time, optional ones included: one missing symbol makes the FMU unusable there.
@@ -101,9 +106,29 @@ def cargo_build(library_suffix):
         "cargo", "build", "--release", "--message-format=json-render-diagnostics",
         "--package", PACKAGE, "--lib",
     ]
+    environment = dict(os.environ)
+    if library_suffix == ".so" and platform.machine() == "x86_64":
+        # Linked by zig against the glibc 2.17 symbol versions, so that the binary also loads on the
+        # older distributions many engineering workstations run (a plain build needs the build
+        # machine's glibc). cargo-zigbuild and zig come from the venv (packaging/requirements.txt).
+        venv_bin = Path(sys.executable).parent
+        if not (venv_bin / "cargo-zigbuild").is_file():
+            raise PackagingError(
+                f"cargo-zigbuild is not in {venv_bin}: run `bash packaging/setup.sh` and package with .venv/bin/python"
+            )
+        environment["PATH"] = f"{venv_bin}{os.pathsep}{environment.get('PATH', '')}"
+        command[1:2] = ["zigbuild"]
+        command += ["--target", f"x86_64-unknown-linux-gnu.{GLIBC_FLOOR}", "--manifest-path", str(ROOT / "Cargo.toml")]
+        # zig names its lib folder relative to the working directory when it lies below it
+        # (`.venv/...`); bindgen, run by fmi-sys's build script in another folder, would then miss
+        # zig's stddef.h. From target/, which is not above .venv, the name stays absolute.
+        working_dir = ROOT / "target"
+        working_dir.mkdir(exist_ok=True)
+    else:
+        working_dir = ROOT
     say(" ".join(command))
     # Diagnostics are rendered by cargo to stderr, which stays the terminal's; stdout carries JSON.
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=working_dir, stdout=subprocess.PIPE, text=True, env=environment)
     cdylib = out_dir = None
     for line in process.stdout:
         try:

@@ -3,9 +3,10 @@
 # ElastoGap FMU. Needs Rust stable (cargo, rustfmt, clippy), gcc and python3.11 already on the machine.
 #
 #   - Debian packages, installed only when missing: libclang-dev (fmi-sys runs bindgen on the FMI
-#     headers at build time) and librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG).
+#     headers at build time), librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG) and
+#     valgrind (tests/memcheck.rs runs the packaged FMU under memcheck).
 #   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
-#     (fmpy, fmu-manipulation-toolbox, numpy, pytest and their dependencies).
+#     (fmpy, fmu-manipulation-toolbox, numpy, pytest, cargo-zigbuild with ziglang, and their dependencies).
 #
 # A second run finds everything in place and takes a second or two.
 set -euo pipefail
@@ -49,6 +50,7 @@ if [ -z "${LIBCLANG_PATH:-}" ] && ! package_installed libclang-dev; then
     packages+=(libclang-dev)
 fi
 command -v rsvg-convert >/dev/null 2>&1 || packages+=(librsvg2-bin)
+command -v valgrind >/dev/null 2>&1 || packages+=(valgrind)
 # Debian's own python3.11 keeps venv's ensurepip in a separate package.
 if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
@@ -71,7 +73,8 @@ stamp="$venv/.elastogap-requirements"
 python_version() { "$1" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null; }
 wanted="$(sha256sum "$requirements" | cut -d' ' -f1) $(python_version "$python")"
 check_imports() {
-    "$venv/bin/python" -c 'import fmpy, fmpy.validation, fmu_manipulation_toolbox, numpy, pytest' >/dev/null 2>&1
+    "$venv/bin/python" -c 'import fmpy, fmpy.validation, fmu_manipulation_toolbox, numpy, pytest, ziglang' >/dev/null 2>&1 \
+        && [ -x "$venv/bin/cargo-zigbuild" ]
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && check_imports; then
@@ -84,7 +87,7 @@ else
     fi
     say "installing pinned Python packages into .venv (packaging/requirements.txt)"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest do not import"
+    check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest/ziglang do not import or cargo-zigbuild is missing"
     printf '%s\n' "$wanted" >"$stamp"
 fi
 

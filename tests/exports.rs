@@ -162,6 +162,66 @@ fn packaged_fmu_binary_exports_exactly_the_fmi2_functions() {
     assert_library(&image, &format!("{}:{name}", fmu.display()));
 }
 
+/// The glibc symbol versions an ELF image needs, as (major, minor), sorted.
+#[cfg(target_os = "linux")]
+fn glibc_versions(image: &[u8], what: &str) -> Vec<(u32, u32)> {
+    use object::read::elf::ElfFile64;
+    use object::read::SymbolIndex;
+    let file = ElfFile64::<object::Endianness>::parse(image)
+        .unwrap_or_else(|e| panic!("{what}: not a 64-bit ELF file: {e}"));
+    let endian = file.endian();
+    let versions = file
+        .elf_section_table()
+        .versions(endian, image)
+        .unwrap_or_else(|e| panic!("{what}: symbol versions: {e}"))
+        .unwrap_or_else(|| panic!("{what}: no symbol version table"));
+    let mut found = BTreeSet::new();
+    for index in 0..file.elf_dynamic_symbol_table().len() {
+        let version = versions
+            .version(versions.version_index(endian, SymbolIndex(index)))
+            .unwrap_or_else(|e| panic!("{what}: version of symbol {index}: {e}"));
+        let Some(name) = version.map(|v| String::from_utf8_lossy(v.name()).into_owned()) else {
+            continue;
+        };
+        if let Some(number) = name.strip_prefix("GLIBC_") {
+            let mut parts = number.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            found.insert((parts.next().unwrap_or(0), parts.next().unwrap_or(0)));
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// Importers run on old distributions too (RHEL 7 has glibc 2.17): packaging links the Linux
+/// binary against the glibc 2.17 symbol versions (cargo-zigbuild), checked here on the shipped file.
+#[cfg(target_os = "linux")]
+#[test]
+fn packaged_linux_binary_needs_no_glibc_newer_than_2_17() {
+    // The reader sees the versions a native build of this test needs (at least GLIBC_2.2.5).
+    let native = library_next_to_this_test();
+    let image = std::fs::read(&native).expect("read the library built with this test");
+    assert!(
+        glibc_versions(&image, "native build").contains(&(2, 2)),
+        "no GLIBC_2.2.5 found in {}",
+        native.display()
+    );
+
+    let fmu = packaged_fmu().expect("no packaged FMU: run packaging/package.py first");
+    let file = std::fs::File::open(&fmu).expect("open the FMU");
+    let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
+    let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
+    let identifier = model_identifier(&String::from_utf8_lossy(&description));
+    let name = format!("binaries/linux64/{identifier}.so");
+    let image = read_entry(&mut archive, &name, &fmu);
+    let needed = glibc_versions(&image, &name);
+    let newest = needed.last().copied().expect("the binary needs glibc");
+    assert!(
+        newest <= (2, 17),
+        "{name} needs GLIBC_{}.{} (all: {needed:?}); the floor is 2.17",
+        newest.0,
+        newest.1
+    );
+}
+
 #[test]
 fn release_library_exports_exactly_the_fmi2_functions() {
     let (_, prefix, extension) = fmi_platform();
