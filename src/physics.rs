@@ -66,6 +66,16 @@ enum DamperBranch {
     BoundedBelow,
 }
 
+/// `compression^n` and its slope for any other exponent. Out of line: inlined, LLVM may fold the
+/// `n == 1` fast path into this branch (`powf(x, 0.0) * x` is exactly `x`) and call `pow` for the
+/// most common law.
+#[cold]
+#[inline(never)]
+fn general_power(compression: f64, n: f64) -> (f64, f64) {
+    let lower = compression.powf(n - 1.0);
+    (lower * compression, n * lower)
+}
+
 impl GapLaw {
     /// The spring force at `|s_rel - s_rel0| = s_ref`.
     pub fn reference_force(&self) -> f64 {
@@ -83,8 +93,7 @@ impl GapLaw {
         } else if self.n == 2.0 {
             (compression * compression, 2.0 * compression)
         } else {
-            let lower = compression.powf(self.n - 1.0);
-            (lower * compression, self.n * lower)
+            general_power(compression, self.n)
         }
     }
 
@@ -99,12 +108,21 @@ impl GapLaw {
         }
     }
 
+    fn in_contact(&self, s_rel: f64) -> bool {
+        !(s_rel >= self.s_rel0 || s_rel.is_nan())
+    }
+
+    /// The spring part `f_c` in contact.
+    fn spring_force(&self, s_rel: f64) -> f64 {
+        let compression = (self.s_rel0 - s_rel) / self.s_ref;
+        -self.reference_force() * self.compression_power(compression).0
+    }
+
     pub fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        if s_rel >= self.s_rel0 || s_rel.is_nan() {
+        if !self.in_contact(s_rel) {
             return Forces::default();
         }
-        let compression = (self.s_rel0 - s_rel) / self.s_ref;
-        let f_c = -self.reference_force() * self.compression_power(compression).0;
+        let f_c = self.spring_force(s_rel);
         let (f_d, _) = self.damper(f_c, v_rel);
         Forces {
             contact: true,
@@ -116,7 +134,7 @@ impl GapLaw {
     }
 
     pub fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        if s_rel >= self.s_rel0 || s_rel.is_nan() {
+        if !self.in_contact(s_rel) {
             return Partials::default();
         }
         let compression = (self.s_rel0 - s_rel) / self.s_ref;
@@ -142,8 +160,18 @@ impl GapLaw {
     /// Positive where the damper bound acts (`|d*v_rel| > |f_c|`), negative where the damper is
     /// linear; its roots are where the law switches branch.
     fn bound_indicator(&self, s_rel: f64, v_rel: f64) -> f64 {
-        let forces = self.evaluate(s_rel, v_rel);
-        (self.d * v_rel).abs() + forces.f_c
+        // Only the spring part is needed: no damper, no loss power.
+        let f_c = if self.in_contact(s_rel) {
+            self.spring_force(s_rel)
+        } else {
+            0.0
+        };
+        self.bound_indicator_with(f_c, v_rel)
+    }
+
+    /// The bound indicator from a spring force already evaluated at the same point.
+    fn bound_indicator_with(&self, f_c: f64, v_rel: f64) -> f64 {
+        (self.d * v_rel).abs() + f_c
     }
 }
 
@@ -254,18 +282,43 @@ const GAUSS_NODES: [f64; 3] = [
 ];
 const GAUSS_WEIGHTS: [f64; 3] = [5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0];
 
+/// The integrals over a piece and the bound indicator at its middle Gauss node, which is the
+/// middle of the piece: the kink test samples it there for free.
+#[derive(Clone, Copy, Debug)]
+struct PieceIntegral {
+    impulse: f64,
+    dissipated: f64,
+    middle: f64,
+    middle_indicator: f64,
+}
+
 /// Integral of (f, lossPower) over `[t0, t1]`, on which the law is smooth.
-fn quadrature(law: &GapLaw, motion: Motion, t0: f64, t1: f64) -> (f64, f64) {
+// Always inlined: left out of line (it has three callers), its result goes through memory and
+// each substep takes about 15% longer (benches/fmi_abi.rs).
+#[inline(always)]
+fn quadrature(law: &GapLaw, motion: Motion, t0: f64, t1: f64) -> PieceIntegral {
     let length = t1 - t0;
     let mut impulse = 0.0;
     let mut dissipated = 0.0;
-    for (node, weight) in GAUSS_NODES.iter().zip(GAUSS_WEIGHTS) {
-        let point = motion.at(t0 + node * length);
+    let mut middle = t0;
+    let mut middle_indicator = 0.0;
+    for (k, (node, weight)) in GAUSS_NODES.iter().zip(GAUSS_WEIGHTS).enumerate() {
+        let tau = t0 + node * length;
+        let point = motion.at(tau);
         let forces = law.evaluate(point.s, point.v);
         impulse += weight * forces.f;
         dissipated += weight * forces.loss_power;
+        if k == 1 {
+            middle = tau;
+            middle_indicator = law.bound_indicator_with(forces.f_c, point.v);
+        }
     }
-    (impulse * length, dissipated * length)
+    PieceIntegral {
+        impulse: impulse * length,
+        dissipated: dissipated * length,
+        middle,
+        middle_indicator,
+    }
 }
 
 /// The root of `g` in `[t0, t1]`, given `g(t0)` and `g(t1)` of opposite signs (Illinois method:
@@ -310,49 +363,78 @@ fn bracketed_root(
     0.5 * (t0 + t1)
 }
 
+/// Whether the bound indicator changes sign between two samples.
+fn switches(ga: f64, gb: f64) -> bool {
+    (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0
+}
+
+/// The bound indicator along the motion.
+fn indicator_at(law: &GapLaw, motion: Motion, tau: f64) -> f64 {
+    let p = motion.at(tau);
+    law.bound_indicator(p.s, p.v)
+}
+
 /// Integrates a piece in contact, splitting it where the damper bound switches on or off: the
 /// law has a kink there that a quadrature rule across it would smear.
 ///
 /// The switches are roots of `d*|v_rel| + f_c`, sought between samples of its sign: the piece's
-/// ends, its middle and the instant where `v_rel` passes 0. The damper is linear around that
-/// instant, so a short linear window between the two bounds, which could fall between the other
-/// samples, is always bracketed.
-fn integrate_contact_piece(law: &GapLaw, motion: Motion, t0: f64, t1: f64) -> (f64, f64) {
-    let indicator = |tau: f64| {
-        let p = motion.at(tau);
-        law.bound_indicator(p.s, p.v)
-    };
-    let mid = 0.5 * (t0 + t1);
-    let still = if motion.a != 0.0 {
-        -motion.v / motion.a
-    } else {
-        f64::NAN
-    };
-    let mut times = [t0, mid, t1, t1];
-    let mut count = 3;
-    if still > t0 && still < t1 && still != mid {
-        times[3] = still;
-        count = 4;
-        times.sort_unstable_by(f64::total_cmp);
+/// ends, its middle and the instant `still` where `v_rel` passes 0. The damper is linear around
+/// that instant, so a short linear window between the two bounds, which could fall between the
+/// other samples, is always bracketed.
+///
+/// `g0` is the indicator at `t0`, which the previous piece evaluated at its end; the indicator at
+/// `t1` is returned for the next piece. The middle sample comes with the quadrature, so a piece
+/// without a switch costs its three Gauss points and one spring force.
+fn integrate_contact_piece(
+    law: &GapLaw,
+    motion: Motion,
+    still: f64,
+    t0: f64,
+    g0: f64,
+    t1: f64,
+) -> (f64, f64, f64) {
+    let whole = quadrature(law, motion, t0, t1);
+    let g1 = indicator_at(law, motion, t1);
+    let mid = whole.middle;
+    let still_inside = still > t0 && still < t1 && still != mid;
+    if !still_inside
+        && !switches(g0, whole.middle_indicator)
+        && !switches(whole.middle_indicator, g1)
+    {
+        return (whole.impulse, whole.dissipated, g1);
     }
+    let mut samples = [(t0, g0), (mid, whole.middle_indicator), (t1, g1), (t1, g1)];
+    let mut count = 3;
+    if still_inside {
+        let sample = (still, indicator_at(law, motion, still));
+        if still < mid {
+            samples = [samples[0], sample, samples[1], samples[2]];
+        } else {
+            samples[2] = sample;
+            samples[3] = (t1, g1);
+        }
+        count = 4;
+    }
+    let samples = &samples[..count];
+    if !samples.windows(2).any(|w| switches(w[0].1, w[1].1)) {
+        return (whole.impulse, whole.dissipated, g1);
+    }
+    let indicator = |tau: f64| indicator_at(law, motion, tau);
     let mut impulse = 0.0;
     let mut dissipated = 0.0;
     let mut start = t0;
-    let mut previous = (t0, indicator(t0));
-    for &t in &times[1..count] {
-        let current = (t, indicator(t));
-        let ((ta, ga), (tb, gb)) = (previous, current);
-        if (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0 {
+    for window in samples.windows(2) {
+        let ((ta, ga), (tb, gb)) = (window[0], window[1]);
+        if switches(ga, gb) {
             let switch = bracketed_root(indicator, ta, ga, tb, gb);
-            let (i, e) = quadrature(law, motion, start, switch);
-            impulse += i;
-            dissipated += e;
+            let part = quadrature(law, motion, start, switch);
+            impulse += part.impulse;
+            dissipated += part.dissipated;
             start = switch;
         }
-        previous = current;
     }
-    let (i, e) = quadrature(law, motion, start, t1);
-    (impulse + i, dissipated + e)
+    let last = quadrature(law, motion, start, t1);
+    (impulse + last.impulse, dissipated + last.dissipated, g1)
 }
 
 /// Integrates the law over `[0, h]` along `motion`: contact start and end are located exactly,
@@ -362,6 +444,11 @@ pub fn integrate_step(law: &GapLaw, motion: Motion, h: f64, limits: SubstepLimit
     let mut result = StepIntegral::default();
     let (crossings, crossing_count) = contact_crossings(motion, law.s_rel0, h);
     let nominal = limits.nominal(h);
+    let still = if motion.a != 0.0 {
+        -motion.v / motion.a
+    } else {
+        f64::NAN
+    };
     let mut boundaries = [0.0; 4];
     boundaries[1..=crossing_count].copy_from_slice(&crossings[..crossing_count]);
     boundaries[crossing_count + 1] = h;
@@ -387,16 +474,20 @@ pub fn integrate_step(law: &GapLaw, motion: Motion, h: f64, limits: SubstepLimit
             .clamp(1.0, f64::from(limits.max_count.max(1)));
         let piece_length = (t1 - t0) / pieces;
         let piece_count = pieces as u32;
-        for k in 0..piece_count {
-            let a = t0 + f64::from(k) * piece_length;
-            let b = if k + 1 == piece_count {
+        // Each piece ends exactly where the next starts, so the indicator at a shared end is
+        // evaluated once.
+        let mut a = t0;
+        let mut g_a = indicator_at(law, motion, t0);
+        for k in 1..=piece_count {
+            let b = if k == piece_count {
                 t1
             } else {
-                a + piece_length
+                t0 + f64::from(k) * piece_length
             };
-            let (impulse, dissipated) = integrate_contact_piece(law, motion, a, b);
+            let (impulse, dissipated, g_b) = integrate_contact_piece(law, motion, still, a, g_a, b);
             result.impulse += impulse;
             result.dissipated += dissipated;
+            (a, g_a) = (b, g_b);
         }
         result.substeps += piece_count;
     }

@@ -1,0 +1,1068 @@
+//! Timing of the FMU through its C ABI, called the way an importer calls it: the built shared
+//! library is loaded with libloading and every call goes through a C function pointer. In the same
+//! run, two baselines:
+//!
+//! - `physics/evaluate`: the bare force law (`GapLaw::evaluate`) called from Rust in a loop, the
+//!   floor that one substep's three Gauss points cannot go below;
+//! - `c_baseline/*`: the same step written as a plain C FMU would (`benches/c/baseline_step.c`,
+//!   compiled here with `cc -O2 -shared -fPIC` and loaded the same way), doing the same work.
+//!
+//! Which library is timed: the packaged FMU named by `$ELASTOGAP_FMU` (unpacked as an importer
+//! does), else the cdylib that `cargo bench` has just built next to this benchmark, so the numbers
+//! never belong to a stale package. `examples/bench_ratios.rs` turns the estimates into the ratios
+//! of issue 4:
+//!
+//! `cargo bench --bench fmi_abi && cargo run --release --example bench_ratios`
+//!
+//! Every scenario is checked once outside the timing (status, contact, substep count, agreement of
+//! the C baseline with the Rust physics), so a timing never belongs to a failed or different call.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::ffi::{c_int, c_void, CString};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::ptr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use elastogap::physics::{integrate_step, GapLaw, Motion, SubstepLimits};
+use elastogap::variables::{by_var, Var};
+use fmi_sys::fmi2::{self, Fmi2Binding};
+use support::Fmu;
+
+// ---------------------------------------------------------------------------------------------
+// The scenario: the single-mass impact of the accuracy tests, held at one instant of contact.
+// ---------------------------------------------------------------------------------------------
+
+const LAW: GapLaw = GapLaw {
+    c: 1e4,
+    d: 20.0,
+    s_rel0: 0.0,
+    n: 1.0,
+    s_ref: 1.0,
+    f_ref: 0.0,
+};
+
+/// Communication step; the substep counts come from `maxSubstepSize` alone.
+const STEP: f64 = 1e-3;
+const SUBSTEP_COUNTS: [u32; 3] = [1, 10, 100];
+const MAX_SUBSTEP_COUNT: i32 = 1000;
+
+/// Flange inputs (s_a, v_a, s_b, v_b): 1 mm into the gap and closing at 0.1 m/s, so the damper
+/// stays linear (|d*v_rel| = 2 N < |f_c| = 10 N) over the whole step; or 10 mm apart and opening.
+const IN_CONTACT: [f64; 4] = [0.0, 0.1, -1e-3, 0.0];
+const OUT_OF_CONTACT: [f64; 4] = [0.0, -0.1, 1e-2, 0.0];
+/// Accelerations of flange_a and flange_b supplied as order-1 derivatives of the velocities.
+const INPUT_ACCELERATIONS: [f64; 2] = [-2.0, 2.0];
+
+fn max_substep_size(substeps: u32) -> f64 {
+    STEP / f64::from(substeps)
+}
+
+fn relative_motion(inputs: [f64; 4], accelerations: Option<[f64; 2]>) -> Motion {
+    Motion {
+        s: inputs[2] - inputs[0],
+        v: inputs[3] - inputs[1],
+        a: accelerations.map_or(0.0, |[a_a, a_b]| a_b - a_a),
+    }
+}
+
+fn limits(substeps: u32) -> SubstepLimits {
+    SubstepLimits {
+        max_size: max_substep_size(substeps),
+        max_count: MAX_SUBSTEP_COUNT as u32,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library under test
+// ---------------------------------------------------------------------------------------------
+
+const OK: fmi2::fmi2Status = fmi2::fmi2Status_fmi2OK;
+
+enum Loaded {
+    Packaged(Arc<Fmu>),
+    Built(Box<Fmi2Binding>),
+}
+
+struct Library {
+    loaded: Loaded,
+    guid: CString,
+    resource_uri: CString,
+    origin: String,
+}
+
+impl Library {
+    fn binding(&self) -> &Fmi2Binding {
+        match &self.loaded {
+            Loaded::Packaged(fmu) => &fmu.binding,
+            Loaded::Built(binding) => binding,
+        }
+    }
+
+    fn load() -> Library {
+        match std::env::var_os(support::fmu::FMU_ENV) {
+            Some(path) if !path.is_empty() => {
+                let path = PathBuf::from(path);
+                let fmu = Fmu::open(&path)
+                    .unwrap_or_else(|e| panic!("cannot load {}: {e}", path.display()));
+                Library {
+                    guid: CString::new(fmu.model_description.guid.clone()).unwrap(),
+                    resource_uri: CString::new(fmu.resource_uri()).unwrap(),
+                    origin: format!("packaged FMU {}", path.display()),
+                    loaded: Loaded::Packaged(Arc::new(fmu)),
+                }
+            }
+            _ => {
+                let path = built_library();
+                // SAFETY: loading runs the library's initialisers; it is the library under test.
+                let binding = unsafe { Fmi2Binding::new(&path) }
+                    .unwrap_or_else(|e| panic!("cannot load {}: {e}", path.display()));
+                let resources = path.parent().unwrap_or(Path::new("."));
+                Library {
+                    guid: CString::new(elastogap::GUID).unwrap(),
+                    resource_uri: CString::new(support::fmu::file_uri(resources, true)).unwrap(),
+                    origin: format!("cdylib {}", path.display()),
+                    loaded: Loaded::Built(Box::new(binding)),
+                }
+            }
+        }
+    }
+}
+
+fn cdylib_name() -> &'static str {
+    if cfg!(windows) {
+        "elastogap.dll"
+    } else if cfg!(target_os = "macos") {
+        "libelastogap.dylib"
+    } else {
+        "libelastogap.so"
+    }
+}
+
+/// The cdylib built by this `cargo bench` (it sits in `deps/` beside the benchmark executable),
+/// else one built now with the same profile.
+fn built_library() -> PathBuf {
+    let exe = std::env::current_exe().expect("the benchmark knows its own path");
+    let deps = exe.parent().expect("the benchmark sits in a directory");
+    for candidate in [
+        deps.join(cdylib_name()),
+        deps.parent().unwrap_or(deps).join(cdylib_name()),
+    ] {
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--lib", "--manifest-path"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build --release --lib failed");
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/release")
+        .join(cdylib_name());
+    assert!(built.is_file(), "{} was not built", built.display());
+    built
+}
+
+/// An entry point as a plain function pointer, resolved before the timing like an importer does
+/// after loading.
+macro_rules! entry {
+    ($library:expr, $name:ident) => {
+        *$library
+            .binding()
+            .$name
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{} is not exported: {e}", stringify!($name)))
+    };
+}
+
+fn vr(var: Var) -> fmi2::fmi2ValueReference {
+    by_var(var).value_reference
+}
+
+/// One instance of the library under test, freed on drop.
+struct Component<'a> {
+    library: &'a Library,
+    raw: fmi2::fmi2Component,
+    // Boxed so the address stays valid for as long as the instance may use it.
+    _callbacks: Box<fmi2::fmi2CallbackFunctions>,
+}
+
+fn callbacks() -> Box<fmi2::fmi2CallbackFunctions> {
+    Box::new(fmi2::fmi2CallbackFunctions {
+        logger: support::logger::logger_callback(),
+        allocateMemory: Some(support::logger::memory::allocate),
+        freeMemory: Some(support::logger::memory::release),
+        stepFinished: None,
+        componentEnvironment: ptr::null_mut(),
+    })
+}
+
+impl<'a> Component<'a> {
+    /// Instantiated, parameterised for `substeps` substeps per step in contact, initialised, with
+    /// `inputs` set.
+    fn ready(library: &'a Library, name: &str, substeps: u32, inputs: [f64; 4]) -> Component<'a> {
+        let callbacks = callbacks();
+        let name = CString::new(name).unwrap();
+        let instantiate = entry!(library, fmi2Instantiate);
+        // SAFETY: valid strings and callbacks that outlive the instance.
+        let raw = unsafe {
+            instantiate(
+                name.as_ptr(),
+                fmi2::fmi2Type_fmi2CoSimulation,
+                library.guid.as_ptr(),
+                library.resource_uri.as_ptr(),
+                &*callbacks,
+                0,
+                0,
+            )
+        };
+        assert!(!raw.is_null(), "fmi2Instantiate failed");
+        let component = Component {
+            library,
+            raw,
+            _callbacks: callbacks,
+        };
+        let parameters = [
+            (Var::C, LAW.c),
+            (Var::D, LAW.d),
+            (Var::SRel0, LAW.s_rel0),
+            (Var::N, LAW.n),
+            (Var::SRef, LAW.s_ref),
+            (Var::FRef, LAW.f_ref),
+            (Var::MaxSubstepSize, max_substep_size(substeps)),
+        ];
+        let references: Vec<_> = parameters.iter().map(|(var, _)| vr(*var)).collect();
+        let values: Vec<_> = parameters.iter().map(|(_, value)| *value).collect();
+        let (setup, enter, exit, set_real, set_integer) = (
+            entry!(library, fmi2SetupExperiment),
+            entry!(library, fmi2EnterInitializationMode),
+            entry!(library, fmi2ExitInitializationMode),
+            entry!(library, fmi2SetReal),
+            entry!(library, fmi2SetInteger),
+        );
+        // SAFETY: a live instance and arrays of the announced lengths.
+        unsafe {
+            assert_eq!(setup(raw, 0, 0.0, 0.0, 0, 0.0), OK);
+            assert_eq!(
+                set_real(raw, references.as_ptr(), references.len(), values.as_ptr()),
+                OK
+            );
+            let count = [MAX_SUBSTEP_COUNT];
+            assert_eq!(
+                set_integer(raw, &vr(Var::MaxSubstepCount), 1, count.as_ptr()),
+                OK
+            );
+            assert_eq!(enter(raw), OK);
+            assert_eq!(exit(raw), OK);
+        }
+        component.set_inputs(inputs);
+        component
+    }
+
+    fn set_inputs(&self, inputs: [f64; 4]) {
+        let set_real = entry!(self.library, fmi2SetReal);
+        // SAFETY: a live instance and arrays of the announced lengths.
+        let status = unsafe { set_real(self.raw, INPUTS.as_ptr(), 4, inputs.as_ptr()) };
+        assert_eq!(status, OK);
+    }
+
+    fn real(&self, var: Var) -> f64 {
+        let get_real = entry!(self.library, fmi2GetReal);
+        let mut value = f64::NAN;
+        // SAFETY: a live instance and arrays of length 1.
+        assert_eq!(unsafe { get_real(self.raw, &vr(var), 1, &mut value) }, OK);
+        value
+    }
+
+    fn contact(&self) -> bool {
+        let get_boolean = entry!(self.library, fmi2GetBoolean);
+        let mut value = 0;
+        // SAFETY: a live instance and arrays of length 1.
+        assert_eq!(
+            unsafe { get_boolean(self.raw, &vr(Var::Contact), 1, &mut value) },
+            OK
+        );
+        value != 0
+    }
+}
+
+impl Drop for Component<'_> {
+    fn drop(&mut self) {
+        let free = entry!(self.library, fmi2FreeInstance);
+        // SAFETY: a live instance, freed once.
+        unsafe { free(self.raw) };
+    }
+}
+
+const INPUTS: [fmi2::fmi2ValueReference; 4] = [11, 12, 13, 14];
+const VELOCITY_INPUTS: [fmi2::fmi2ValueReference; 2] = [12, 14];
+const DERIVATIVE_ORDERS: [fmi2::fmi2Integer; 2] = [1, 1];
+const REAL_OUTPUTS: [fmi2::fmi2ValueReference; 7] = [20, 21, 22, 24, 25, 26, 27];
+const BOOLEAN_OUTPUTS: [fmi2::fmi2ValueReference; 1] = [23];
+
+/// The literal reference arrays above are what an importer would take from the model description;
+/// they must name the variables the benchmark means.
+fn check_value_references() {
+    let inputs = [Var::FlangeAS, Var::FlangeAV, Var::FlangeBS, Var::FlangeBV].map(vr);
+    assert_eq!(INPUTS, inputs);
+    assert_eq!(VELOCITY_INPUTS, [vr(Var::FlangeAV), vr(Var::FlangeBV)]);
+    let outputs = [
+        Var::F,
+        Var::SRel,
+        Var::VRel,
+        Var::LossPower,
+        Var::HeatPortQFlow,
+        Var::FMean,
+        Var::ELoss,
+    ]
+    .map(vr);
+    assert_eq!(REAL_OUTPUTS, outputs);
+    assert_eq!(BOOLEAN_OUTPUTS, [vr(Var::Contact)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The C baseline
+// ---------------------------------------------------------------------------------------------
+
+#[repr(C)]
+struct CLaw {
+    c: f64,
+    d: f64,
+    s_rel0: f64,
+    n: f64,
+    s_ref: f64,
+    f_ref: f64,
+}
+
+type CIntegrate = unsafe extern "C" fn(
+    law: *const CLaw,
+    s: f64,
+    v: f64,
+    a: f64,
+    h: f64,
+    max_substep_size: f64,
+    max_substep_count: c_int,
+    impulse: *mut f64,
+    dissipated: *mut f64,
+) -> c_int;
+type CInstantiate = unsafe extern "C" fn(
+    c: f64,
+    d: f64,
+    s_rel0: f64,
+    n: f64,
+    s_ref: f64,
+    f_ref: f64,
+    max_substep_size: f64,
+    max_substep_count: c_int,
+    start_time: f64,
+) -> *mut c_void;
+type CFree = unsafe extern "C" fn(instance: *mut c_void);
+type CSetInputs = unsafe extern "C" fn(instance: *mut c_void, f64, f64, f64, f64);
+type CSetAccelerations = unsafe extern "C" fn(instance: *mut c_void, a_a: f64, a_b: f64);
+type CDoStep = unsafe extern "C" fn(instance: *mut c_void, time: f64, h: f64) -> c_int;
+type CFMean = unsafe extern "C" fn(instance: *const c_void) -> f64;
+
+struct CBaseline {
+    integrate: CIntegrate,
+    instantiate: CInstantiate,
+    free: CFree,
+    set_inputs: CSetInputs,
+    set_accelerations: CSetAccelerations,
+    do_step: CDoStep,
+    f_mean: CFMean,
+    _library: libloading::Library,
+    _dir: tempfile::TempDir,
+}
+
+impl CBaseline {
+    /// Compiles `benches/c/baseline_step.c` with the system C compiler (`$CC`, else `cc`) as a
+    /// plain C FMU binary would be, and loads it.
+    fn build() -> CBaseline {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/c/baseline_step.c");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let library = dir.path().join(if cfg!(windows) {
+            "baseline_step.dll"
+        } else {
+            "libbaseline_step.so"
+        });
+        let compiler = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+        let output = Command::new(&compiler)
+            .args(["-O2", "-shared", "-fPIC", "-o"])
+            .arg(&library)
+            .arg(&source)
+            .arg("-lm")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {compiler:?}: {e}"));
+        assert!(
+            output.status.success(),
+            "{compiler:?} failed on {}:\n{}",
+            source.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // SAFETY: our own C file, with no initialisers.
+        let loaded = unsafe { libloading::Library::new(&library) }.expect("load the C baseline");
+        macro_rules! symbol {
+            ($name:literal) => {
+                // SAFETY: the C file defines the function with this signature.
+                *unsafe { loaded.get($name.as_bytes()) }
+                    .unwrap_or_else(|e| panic!("the C baseline does not export {}: {e}", $name))
+            };
+        }
+        CBaseline {
+            integrate: symbol!("baseline_integrate"),
+            instantiate: symbol!("baseline_instantiate"),
+            free: symbol!("baseline_free"),
+            set_inputs: symbol!("baseline_set_inputs"),
+            set_accelerations: symbol!("baseline_set_input_accelerations"),
+            do_step: symbol!("baseline_do_step"),
+            f_mean: symbol!("baseline_f_mean"),
+            _library: loaded,
+            _dir: dir,
+        }
+    }
+
+    fn integrate(&self, law: &GapLaw, motion: Motion, h: f64, limits: SubstepLimits) -> [f64; 3] {
+        let law = CLaw {
+            c: law.c,
+            d: law.d,
+            s_rel0: law.s_rel0,
+            n: law.n,
+            s_ref: law.s_ref,
+            f_ref: law.f_ref,
+        };
+        let (mut impulse, mut dissipated) = (0.0, 0.0);
+        // SAFETY: valid pointers for the call.
+        let substeps = unsafe {
+            (self.integrate)(
+                &law,
+                motion.s,
+                motion.v,
+                motion.a,
+                h,
+                limits.max_size,
+                limits.max_count as c_int,
+                &mut impulse,
+                &mut dissipated,
+            )
+        };
+        [impulse, dissipated, f64::from(substeps)]
+    }
+
+    /// A C instance parameterised and fed like [`Component::ready`].
+    fn instance(&self, substeps: u32, inputs: [f64; 4]) -> CInstance<'_> {
+        // SAFETY: plain values; the result is checked.
+        let raw = unsafe {
+            (self.instantiate)(
+                LAW.c,
+                LAW.d,
+                LAW.s_rel0,
+                LAW.n,
+                LAW.s_ref,
+                LAW.f_ref,
+                max_substep_size(substeps),
+                MAX_SUBSTEP_COUNT,
+                0.0,
+            )
+        };
+        assert!(!raw.is_null());
+        // SAFETY: a live C instance.
+        unsafe { (self.set_inputs)(raw, inputs[0], inputs[1], inputs[2], inputs[3]) };
+        CInstance {
+            baseline: self,
+            raw,
+        }
+    }
+
+    /// The C physics must be the Rust physics, not a cheaper approximation: same integrals (to
+    /// rounding) and substep counts on motions that enter and leave contact and cross the
+    /// damper bound.
+    fn check_against_rust(&self) {
+        let cases = [
+            (LAW, relative_motion(IN_CONTACT, None), STEP, 10),
+            (
+                LAW,
+                relative_motion(IN_CONTACT, Some(INPUT_ACCELERATIONS)),
+                STEP,
+                100,
+            ),
+            (
+                LAW,
+                Motion {
+                    s: 2e-3,
+                    v: -1.0,
+                    a: 50.0,
+                },
+                0.04,
+                37,
+            ),
+            (
+                GapLaw { d: 500.0, ..LAW },
+                Motion {
+                    s: 1e-3,
+                    v: -1.0,
+                    a: 40.0,
+                },
+                0.05,
+                10,
+            ),
+            (
+                GapLaw {
+                    d: 30.0,
+                    s_ref: 0.01,
+                    ..LAW
+                },
+                Motion {
+                    s: 2e-4,
+                    v: -0.5,
+                    a: 600.0,
+                },
+                9e-4,
+                1,
+            ),
+            (
+                GapLaw {
+                    n: 1.5,
+                    f_ref: 300.0,
+                    s_rel0: 0.2,
+                    ..LAW
+                },
+                Motion {
+                    s: 0.21,
+                    v: -0.8,
+                    a: 9.0,
+                },
+                0.2,
+                50,
+            ),
+        ];
+        for (law, motion, h, substeps) in cases {
+            let limits = SubstepLimits {
+                max_size: h / f64::from(substeps),
+                max_count: 1000,
+            };
+            let rust = integrate_step(&law, motion, h, limits);
+            let [impulse, dissipated, c_substeps] = self.integrate(&law, motion, h, limits);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300);
+            assert!(
+                close(rust.impulse, impulse) && close(rust.dissipated, dissipated),
+                "C baseline differs from the Rust physics for {law:?} {motion:?} h = {h}: \
+                 {impulse} vs {}, {dissipated} vs {}",
+                rust.impulse,
+                rust.dissipated
+            );
+            assert_eq!(f64::from(rust.substeps), c_substeps);
+        }
+    }
+}
+
+struct CInstance<'a> {
+    baseline: &'a CBaseline,
+    raw: *mut c_void,
+}
+
+impl Drop for CInstance<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a live C instance, freed once.
+        unsafe { (self.baseline.free)(self.raw) };
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Benchmarks
+// ---------------------------------------------------------------------------------------------
+
+/// Points of the contact motion a step visits, all in contact and on the linear damper branch, so
+/// the bare evaluations do the same work as those inside a step.
+const EVALUATION_POINTS: usize = 256;
+
+fn bench_physics(c: &mut Criterion) {
+    let mut group = c.benchmark_group("physics");
+    let motion = relative_motion(IN_CONTACT, Some(INPUT_ACCELERATIONS));
+    let points: Vec<(f64, f64)> = (0..EVALUATION_POINTS)
+        .map(|k| {
+            let p = motion.at(STEP * k as f64 / EVALUATION_POINTS as f64);
+            (p.s, p.v)
+        })
+        .collect();
+    assert!(points.iter().all(|&(s, v)| {
+        let forces = LAW.evaluate(s, v);
+        forces.contact && forces.f_d == LAW.d * v
+    }));
+    group.throughput(Throughput::Elements(EVALUATION_POINTS as u64));
+    group.bench_function("evaluate", |b| {
+        b.iter(|| {
+            // The law is read through a reference, as the step reads its instance's parameters.
+            let law = black_box(&LAW);
+            let mut sum = 0.0;
+            for &(s, v) in black_box(&points) {
+                let forces = law.evaluate(s, v);
+                sum += forces.f + forces.loss_power;
+            }
+            sum
+        })
+    });
+    for substeps in SUBSTEP_COUNTS {
+        let motion = relative_motion(IN_CONTACT, None);
+        assert_eq!(
+            integrate_step(&LAW, motion, STEP, limits(substeps)).substeps,
+            substeps
+        );
+        group.throughput(Throughput::Elements(u64::from(substeps)));
+        group.bench_function(format!("integrate_step_{substeps}"), |b| {
+            b.iter(|| {
+                integrate_step(
+                    black_box(&LAW),
+                    black_box(motion),
+                    black_box(STEP),
+                    black_box(limits(substeps)),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+fn bench_do_step(c: &mut Criterion, library: &Library) {
+    let do_step = entry!(library, fmi2DoStep);
+    let set_derivatives = entry!(library, fmi2SetRealInputDerivatives);
+    let mut group = c.benchmark_group("do_step");
+    for (label, inputs) in [("contact", IN_CONTACT), ("free", OUT_OF_CONTACT)] {
+        for substeps in SUBSTEP_COUNTS {
+            for with_derivatives in [false, true] {
+                let id = format!(
+                    "{label}_{substeps}{}",
+                    if with_derivatives {
+                        "_with_derivatives"
+                    } else {
+                        ""
+                    }
+                );
+                let accelerations = with_derivatives.then_some(INPUT_ACCELERATIONS);
+                let expected = if label == "contact" { substeps } else { 0 };
+                let integrated = integrate_step(
+                    &LAW,
+                    relative_motion(inputs, accelerations),
+                    STEP,
+                    limits(substeps),
+                );
+                assert_eq!(integrated.substeps, expected, "{id}");
+                assert_eq!(integrated.transition_count, 0, "{id}");
+
+                let instance = Component::ready(library, &id, substeps, inputs);
+                let raw = instance.raw;
+                let mut time = 0.0;
+                group.bench_function(&id, |b| {
+                    b.iter(|| {
+                        // SAFETY: a live instance and arrays of the announced lengths.
+                        unsafe {
+                            if with_derivatives {
+                                set_derivatives(
+                                    raw,
+                                    VELOCITY_INPUTS.as_ptr(),
+                                    2,
+                                    DERIVATIVE_ORDERS.as_ptr(),
+                                    INPUT_ACCELERATIONS.as_ptr(),
+                                );
+                            }
+                            let status = do_step(raw, time, STEP, 1);
+                            time += STEP;
+                            status
+                        }
+                    })
+                });
+                // A failed call leaves the instance in the error state, where every later step
+                // fails too: one good step now shows that none failed while timed.
+                // SAFETY: a live instance and arrays of the announced lengths.
+                let status = unsafe {
+                    if with_derivatives {
+                        set_derivatives(
+                            raw,
+                            VELOCITY_INPUTS.as_ptr(),
+                            2,
+                            DERIVATIVE_ORDERS.as_ptr(),
+                            INPUT_ACCELERATIONS.as_ptr(),
+                        );
+                    }
+                    do_step(raw, time, STEP, 1)
+                };
+                assert_eq!(status, OK, "{id}");
+                assert_eq!(instance.contact(), label == "contact", "{id}");
+                assert!(
+                    (instance.real(Var::FMean) - integrated.impulse / STEP).abs()
+                        <= 1e-12 * integrated.impulse.abs() / STEP,
+                    "{id}"
+                );
+            }
+        }
+    }
+    group.finish();
+}
+
+fn bench_c_baseline(c: &mut Criterion, library: &Library) {
+    let baseline = CBaseline::build();
+    baseline.check_against_rust();
+    let (do_step, set_accelerations) = (baseline.do_step, baseline.set_accelerations);
+    let mut group = c.benchmark_group("c_baseline");
+    for substeps in SUBSTEP_COUNTS {
+        for with_derivatives in [false, true] {
+            let id = format!(
+                "contact_{substeps}{}",
+                if with_derivatives {
+                    "_with_derivatives"
+                } else {
+                    ""
+                }
+            );
+            // The FMU's mean force after the same first step is the reference for the C one.
+            let fmu = Component::ready(library, &id, substeps, IN_CONTACT);
+            let instance = baseline.instance(substeps, IN_CONTACT);
+            let raw = instance.raw;
+            // SAFETY: live instances and arrays of the announced lengths.
+            unsafe {
+                if with_derivatives {
+                    let set_derivatives = entry!(library, fmi2SetRealInputDerivatives);
+                    let status = set_derivatives(
+                        fmu.raw,
+                        VELOCITY_INPUTS.as_ptr(),
+                        2,
+                        DERIVATIVE_ORDERS.as_ptr(),
+                        INPUT_ACCELERATIONS.as_ptr(),
+                    );
+                    assert_eq!(status, OK);
+                    set_accelerations(raw, INPUT_ACCELERATIONS[0], INPUT_ACCELERATIONS[1]);
+                }
+                assert_eq!(entry!(library, fmi2DoStep)(fmu.raw, 0.0, STEP, 1), OK);
+                assert_eq!(do_step(raw, 0.0, STEP), 0);
+                let (rust, c) = (fmu.real(Var::FMean), (baseline.f_mean)(raw));
+                assert!(
+                    (rust - c).abs() <= 1e-12 * rust.abs(),
+                    "{id}: {rust} vs {c}"
+                );
+            }
+            let mut time = STEP;
+            group.bench_function(&id, |b| {
+                b.iter(|| {
+                    // SAFETY: a live C instance.
+                    unsafe {
+                        if with_derivatives {
+                            set_accelerations(raw, INPUT_ACCELERATIONS[0], INPUT_ACCELERATIONS[1]);
+                        }
+                        let status = do_step(raw, time, STEP);
+                        time += STEP;
+                        status
+                    }
+                })
+            });
+            // SAFETY: a live C instance.
+            assert_eq!(unsafe { do_step(raw, time, STEP) }, 0, "{id}");
+        }
+    }
+    group.finish();
+}
+
+fn bench_io(c: &mut Criterion, library: &Library) {
+    let (set_real, get_real, get_boolean, do_step, set_derivatives) = (
+        entry!(library, fmi2SetReal),
+        entry!(library, fmi2GetReal),
+        entry!(library, fmi2GetBoolean),
+        entry!(library, fmi2DoStep),
+        entry!(library, fmi2SetRealInputDerivatives),
+    );
+    let mut group = c.benchmark_group("io");
+    let instance = Component::ready(library, "io", 10, IN_CONTACT);
+    let raw = instance.raw;
+    // SAFETY: a live instance.
+    assert_eq!(unsafe { do_step(raw, 0.0, STEP, 1) }, OK);
+    let mut time = STEP;
+    let mut reals = [0.0; REAL_OUTPUTS.len()];
+    let mut booleans = [0; BOOLEAN_OUTPUTS.len()];
+    group.bench_function("set_all_inputs", |b| {
+        b.iter(|| {
+            // SAFETY: a live instance and arrays of the announced lengths.
+            unsafe { set_real(raw, INPUTS.as_ptr(), 4, black_box(IN_CONTACT).as_ptr()) }
+        })
+    });
+    group.bench_function("get_all_outputs", |b| {
+        b.iter(|| {
+            // SAFETY: a live instance and arrays of the announced lengths.
+            unsafe {
+                let status = get_real(raw, REAL_OUTPUTS.as_ptr(), 7, reals.as_mut_ptr());
+                (
+                    status,
+                    get_boolean(raw, BOOLEAN_OUTPUTS.as_ptr(), 1, booleans.as_mut_ptr()),
+                )
+            }
+        })
+    });
+    assert!(instance.contact());
+    assert_eq!(reals[0], instance.real(Var::F));
+    // What a master does per communication step: inputs and their derivatives in, step, outputs
+    // out.
+    group.bench_function("communication_step_10", |b| {
+        b.iter(|| {
+            // SAFETY: a live instance and arrays of the announced lengths.
+            unsafe {
+                set_real(raw, INPUTS.as_ptr(), 4, black_box(IN_CONTACT).as_ptr());
+                set_derivatives(
+                    raw,
+                    VELOCITY_INPUTS.as_ptr(),
+                    2,
+                    DERIVATIVE_ORDERS.as_ptr(),
+                    INPUT_ACCELERATIONS.as_ptr(),
+                );
+                let status = do_step(raw, time, STEP, 1);
+                time += STEP;
+                get_real(raw, REAL_OUTPUTS.as_ptr(), 7, reals.as_mut_ptr());
+                get_boolean(raw, BOOLEAN_OUTPUTS.as_ptr(), 1, booleans.as_mut_ptr());
+                status
+            }
+        })
+    });
+    // SAFETY: a live instance.
+    assert_eq!(unsafe { do_step(raw, time, STEP, 1) }, OK);
+    group.finish();
+}
+
+fn bench_lifecycle(c: &mut Criterion, library: &Library) {
+    let (instantiate, setup, enter, exit, free) = (
+        entry!(library, fmi2Instantiate),
+        entry!(library, fmi2SetupExperiment),
+        entry!(library, fmi2EnterInitializationMode),
+        entry!(library, fmi2ExitInitializationMode),
+        entry!(library, fmi2FreeInstance),
+    );
+    let callbacks = callbacks();
+    let name = CString::new("lifecycle").unwrap();
+    let run = || {
+        // SAFETY: valid strings and callbacks; the instance is freed before they go.
+        unsafe {
+            let raw = instantiate(
+                name.as_ptr(),
+                fmi2::fmi2Type_fmi2CoSimulation,
+                library.guid.as_ptr(),
+                library.resource_uri.as_ptr(),
+                &*callbacks,
+                0,
+                0,
+            );
+            let statuses = [setup(raw, 0, 0.0, 0.0, 1, 1.0), enter(raw), exit(raw)];
+            free(raw);
+            (raw.is_null(), statuses)
+        }
+    };
+    assert_eq!(run(), (false, [OK; 3]));
+    let mut group = c.benchmark_group("lifecycle");
+    group.bench_function("instantiate_initialize_free", |b| b.iter(run));
+    group.finish();
+}
+
+fn bench_fmu_state(c: &mut Criterion, library: &Library) {
+    let (get_state, set_state, free_state, size_of, serialize, deserialize, do_step) = (
+        entry!(library, fmi2GetFMUstate),
+        entry!(library, fmi2SetFMUstate),
+        entry!(library, fmi2FreeFMUstate),
+        entry!(library, fmi2SerializedFMUstateSize),
+        entry!(library, fmi2SerializeFMUstate),
+        entry!(library, fmi2DeSerializeFMUstate),
+        entry!(library, fmi2DoStep),
+    );
+    let instance = Component::ready(library, "state", 10, IN_CONTACT);
+    let raw = instance.raw;
+    let mut state: fmi2::fmi2FMUstate = ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: a live instance; `state` is NULL or one of its states.
+    let mut bytes = unsafe {
+        assert_eq!(do_step(raw, 0.0, STEP, 1), OK);
+        assert_eq!(get_state(raw, &mut state), OK);
+        assert_eq!(size_of(raw, state, &mut size), OK);
+        let mut bytes = vec![0u8; size];
+        assert_eq!(serialize(raw, state, bytes.as_mut_ptr().cast(), size), OK);
+        assert_eq!(
+            deserialize(raw, bytes.as_ptr().cast(), size, &mut state),
+            OK
+        );
+        assert_eq!(set_state(raw, state), OK);
+        bytes
+    };
+    let mut group = c.benchmark_group("fmu_state");
+    // SAFETY (all closures): a live instance, `state` one of its states, buffers of `size` bytes.
+    group.bench_function("get_into_existing", |b| {
+        b.iter(|| unsafe { get_state(raw, &mut state) })
+    });
+    group.bench_function("get_new_and_free", |b| {
+        b.iter(|| unsafe {
+            let mut fresh: fmi2::fmi2FMUstate = ptr::null_mut();
+            (get_state(raw, &mut fresh), free_state(raw, &mut fresh))
+        })
+    });
+    group.bench_function("set", |b| b.iter(|| unsafe { set_state(raw, state) }));
+    group.bench_function("serialize", |b| {
+        b.iter(|| unsafe {
+            let mut size = 0usize;
+            let status = size_of(raw, state, &mut size);
+            (
+                status,
+                serialize(raw, state, bytes.as_mut_ptr().cast(), size),
+            )
+        })
+    });
+    group.bench_function("deserialize_into_existing", |b| {
+        b.iter(|| unsafe { deserialize(raw, bytes.as_ptr().cast(), size, &mut state) })
+    });
+    group.finish();
+    // SAFETY: as above; one good step shows that no timed call failed.
+    unsafe {
+        assert_eq!(do_step(raw, STEP, STEP, 1), OK);
+        assert_eq!(free_state(raw, &mut state), OK);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paired ratios: each target's two sides timed in alternation
+// ---------------------------------------------------------------------------------------------
+
+/// Rounds of the paired measurement; each round times every side once, for about 2 ms each.
+const PAIRED_ROUNDS: usize = 101;
+
+/// Mean time per call, ns, of `calls` calls of `body`.
+fn time_calls(calls: u32, mut body: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        body();
+    }
+    start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
+}
+
+/// The median and the quartiles of `values`.
+fn quartiles(mut values: Vec<f64>) -> [f64; 3] {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    [at(0.25), at(0.5), at(0.75)]
+}
+
+/// Criterion times one benchmark after another, so on a shared machine a change of speed between
+/// two of them (another process, the CPU clock) enters their ratio. Here the two sides of each
+/// target are timed in alternation, many times over, and the ratio is taken within each round:
+/// the median of those ratios is what `examples/bench_ratios.rs` reports as the targets.
+fn paired_ratios(library: &Library) {
+    let do_step = entry!(library, fmi2DoStep);
+    let instantiate = entry!(library, fmi2Instantiate);
+    let setup = entry!(library, fmi2SetupExperiment);
+    let enter = entry!(library, fmi2EnterInitializationMode);
+    let exit = entry!(library, fmi2ExitInitializationMode);
+    let free = entry!(library, fmi2FreeInstance);
+    let baseline = CBaseline::build();
+    let c_instance = baseline.instance(10, IN_CONTACT);
+    let fmu_10 = Component::ready(library, "paired 10", 10, IN_CONTACT);
+    let fmu_100 = Component::ready(library, "paired 100", 100, IN_CONTACT);
+    let motion = relative_motion(IN_CONTACT, None);
+    let points: Vec<(f64, f64)> = (0..EVALUATION_POINTS)
+        .map(|k| {
+            let p = motion.at(STEP * k as f64 / EVALUATION_POINTS as f64);
+            (p.s, p.v)
+        })
+        .collect();
+    let name = CString::new("paired lifecycle").unwrap();
+    let callbacks = callbacks();
+    let (mut t_fmu_10, mut t_c_10, mut t_fmu_100) = (0.0, 0.0, 0.0);
+
+    let mut per_substep_over_3_evaluations = Vec::with_capacity(PAIRED_ROUNDS);
+    let mut step_10_over_c = Vec::with_capacity(PAIRED_ROUNDS);
+    let mut lifecycle_over_1000_substeps = Vec::with_capacity(PAIRED_ROUNDS);
+    for _ in 0..PAIRED_ROUNDS {
+        let evaluation = time_calls(1_000, || {
+            let law = black_box(&LAW);
+            let mut sum = 0.0;
+            for &(s, v) in black_box(&points) {
+                let forces = law.evaluate(s, v);
+                sum += forces.f + forces.loss_power;
+            }
+            black_box(sum);
+        }) / EVALUATION_POINTS as f64;
+        // SAFETY (all calls below): live instances, arrays of the announced lengths.
+        let substep = time_calls(600, || unsafe {
+            assert_eq!(do_step(fmu_100.raw, t_fmu_100, STEP, 1), OK);
+            t_fmu_100 += STEP;
+        }) / 100.0;
+        let fmu_step = time_calls(4_000, || unsafe {
+            assert_eq!(do_step(fmu_10.raw, t_fmu_10, STEP, 1), OK);
+            t_fmu_10 += STEP;
+        });
+        let c_step = time_calls(4_000, || unsafe {
+            assert_eq!((baseline.do_step)(c_instance.raw, t_c_10, STEP), 0);
+            t_c_10 += STEP;
+        });
+        let lifecycle = time_calls(4_000, || unsafe {
+            let raw = instantiate(
+                name.as_ptr(),
+                fmi2::fmi2Type_fmi2CoSimulation,
+                library.guid.as_ptr(),
+                library.resource_uri.as_ptr(),
+                &*callbacks,
+                0,
+                0,
+            );
+            assert_eq!(setup(raw, 0, 0.0, 0.0, 0, 0.0), OK);
+            assert_eq!(enter(raw), OK);
+            assert_eq!(exit(raw), OK);
+            free(raw);
+        });
+        per_substep_over_3_evaluations.push(substep / (3.0 * evaluation));
+        step_10_over_c.push(fmu_step / c_step);
+        lifecycle_over_1000_substeps.push(lifecycle / (1000.0 * substep));
+    }
+    let report = serde_json::json!({
+        "rounds": PAIRED_ROUNDS,
+        "per_substep_over_3_evaluations": quartiles(per_substep_over_3_evaluations),
+        "do_step_10_over_c_baseline_10": quartiles(step_10_over_c),
+        "lifecycle_over_1000_substeps": quartiles(lifecycle_over_1000_substeps),
+    });
+    let path = criterion_dir().join("paired_ratios.json");
+    std::fs::create_dir_all(path.parent().unwrap()).expect("criterion's folder");
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).expect("write ratios");
+    eprintln!("paired ratios (quartiles) in {}: {report}", path.display());
+}
+
+/// Where criterion keeps its estimates: `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
+fn criterion_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("criterion")
+}
+
+fn benches(c: &mut Criterion) {
+    check_value_references();
+    let library = Library::load();
+    eprintln!("timing {}", library.origin);
+    bench_physics(c);
+    bench_do_step(c, &library);
+    bench_c_baseline(c, &library);
+    bench_io(c, &library);
+    bench_lifecycle(c, &library);
+    bench_fmu_state(c, &library);
+    paired_ratios(&library);
+}
+
+fn config() -> Criterion {
+    // Short runs: the whole benchmark finishes in a few minutes on two shared cores.
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(800))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20)
+}
+
+criterion_group! {
+    name = fmi_abi;
+    config = config();
+    targets = benches
+}
+criterion_main!(fmi_abi);
