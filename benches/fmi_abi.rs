@@ -308,6 +308,35 @@ const DERIVATIVE_ORDERS: [fmi2::fmi2Integer; 2] = [1, 1];
 const REAL_OUTPUTS: [fmi2::fmi2ValueReference; 7] = [20, 21, 22, 24, 25, 26, 27];
 const BOOLEAN_OUTPUTS: [fmi2::fmi2ValueReference; 1] = [23];
 
+/// The signature of `fmi2SetRealInputDerivatives`.
+type SetInputDerivatives = unsafe extern "C" fn(
+    fmi2::fmi2Component,
+    *const fmi2::fmi2ValueReference,
+    usize,
+    *const fmi2::fmi2Integer,
+    *const fmi2::fmi2Real,
+) -> fmi2::fmi2Status;
+
+/// Supplies `INPUT_ACCELERATIONS` as the first derivatives of the two velocity inputs.
+///
+/// # Safety
+/// `raw` is a live instance of the library `set` comes from.
+#[inline(always)]
+unsafe fn supply_accelerations(
+    set: SetInputDerivatives,
+    raw: fmi2::fmi2Component,
+) -> fmi2::fmi2Status {
+    unsafe {
+        set(
+            raw,
+            VELOCITY_INPUTS.as_ptr(),
+            2,
+            DERIVATIVE_ORDERS.as_ptr(),
+            INPUT_ACCELERATIONS.as_ptr(),
+        )
+    }
+}
+
 /// The literal reference arrays above are what an importer would take from the model description;
 /// they must name the variables the benchmark means.
 fn check_value_references() {
@@ -583,8 +612,7 @@ impl Drop for CInstance<'_> {
 /// the bare evaluations do the same work as those inside a step.
 const EVALUATION_POINTS: usize = 256;
 
-fn bench_physics(c: &mut Criterion) {
-    let mut group = c.benchmark_group("physics");
+fn evaluation_points() -> Vec<(f64, f64)> {
     let motion = relative_motion(IN_CONTACT, Some(INPUT_ACCELERATIONS));
     let points: Vec<(f64, f64)> = (0..EVALUATION_POINTS)
         .map(|k| {
@@ -596,19 +624,26 @@ fn bench_physics(c: &mut Criterion) {
         let forces = LAW.evaluate(s, v);
         forces.contact && forces.f_d == LAW.d * v
     }));
+    points
+}
+
+/// The floor: the bare law at every point, summed so that no evaluation can be skipped.
+fn evaluate_all(points: &[(f64, f64)]) -> f64 {
+    // The law is read through a reference, as the step reads its instance's parameters.
+    let law = black_box(&LAW);
+    let mut sum = 0.0;
+    for &(s, v) in black_box(points) {
+        let forces = law.evaluate(s, v);
+        sum += forces.f + forces.loss_power;
+    }
+    sum
+}
+
+fn bench_physics(c: &mut Criterion) {
+    let mut group = c.benchmark_group("physics");
+    let points = evaluation_points();
     group.throughput(Throughput::Elements(EVALUATION_POINTS as u64));
-    group.bench_function("evaluate", |b| {
-        b.iter(|| {
-            // The law is read through a reference, as the step reads its instance's parameters.
-            let law = black_box(&LAW);
-            let mut sum = 0.0;
-            for &(s, v) in black_box(&points) {
-                let forces = law.evaluate(s, v);
-                sum += forces.f + forces.loss_power;
-            }
-            sum
-        })
-    });
+    group.bench_function("evaluate", |b| b.iter(|| evaluate_all(&points)));
     for substeps in SUBSTEP_COUNTS {
         let motion = relative_motion(IN_CONTACT, None);
         assert_eq!(
@@ -664,13 +699,7 @@ fn bench_do_step(c: &mut Criterion, library: &Library) {
                         // SAFETY: a live instance and arrays of the announced lengths.
                         unsafe {
                             if with_derivatives {
-                                set_derivatives(
-                                    raw,
-                                    VELOCITY_INPUTS.as_ptr(),
-                                    2,
-                                    DERIVATIVE_ORDERS.as_ptr(),
-                                    INPUT_ACCELERATIONS.as_ptr(),
-                                );
+                                supply_accelerations(set_derivatives, raw);
                             }
                             let status = do_step(raw, time, STEP, 1);
                             time += STEP;
@@ -683,13 +712,7 @@ fn bench_do_step(c: &mut Criterion, library: &Library) {
                 // SAFETY: a live instance and arrays of the announced lengths.
                 let status = unsafe {
                     if with_derivatives {
-                        set_derivatives(
-                            raw,
-                            VELOCITY_INPUTS.as_ptr(),
-                            2,
-                            DERIVATIVE_ORDERS.as_ptr(),
-                            INPUT_ACCELERATIONS.as_ptr(),
-                        );
+                        supply_accelerations(set_derivatives, raw);
                     }
                     do_step(raw, time, STEP, 1)
                 };
@@ -729,13 +752,7 @@ fn bench_c_baseline(c: &mut Criterion, library: &Library) {
             unsafe {
                 if with_derivatives {
                     let set_derivatives = entry!(library, fmi2SetRealInputDerivatives);
-                    let status = set_derivatives(
-                        fmu.raw,
-                        VELOCITY_INPUTS.as_ptr(),
-                        2,
-                        DERIVATIVE_ORDERS.as_ptr(),
-                        INPUT_ACCELERATIONS.as_ptr(),
-                    );
+                    let status = supply_accelerations(set_derivatives, fmu.raw);
                     assert_eq!(status, OK);
                     set_accelerations(raw, INPUT_ACCELERATIONS[0], INPUT_ACCELERATIONS[1]);
                 }
@@ -811,13 +828,7 @@ fn bench_io(c: &mut Criterion, library: &Library) {
             // SAFETY: a live instance and arrays of the announced lengths.
             unsafe {
                 set_real(raw, INPUTS.as_ptr(), 4, black_box(IN_CONTACT).as_ptr());
-                set_derivatives(
-                    raw,
-                    VELOCITY_INPUTS.as_ptr(),
-                    2,
-                    DERIVATIVE_ORDERS.as_ptr(),
-                    INPUT_ACCELERATIONS.as_ptr(),
-                );
+                supply_accelerations(set_derivatives, raw);
                 let status = do_step(raw, time, STEP, 1);
                 time += STEP;
                 get_real(raw, REAL_OUTPUTS.as_ptr(), 7, reals.as_mut_ptr());
@@ -963,13 +974,7 @@ fn paired_ratios(library: &Library) {
     let c_instance = baseline.instance(10, IN_CONTACT);
     let fmu_10 = Component::ready(library, "paired 10", 10, IN_CONTACT);
     let fmu_100 = Component::ready(library, "paired 100", 100, IN_CONTACT);
-    let motion = relative_motion(IN_CONTACT, None);
-    let points: Vec<(f64, f64)> = (0..EVALUATION_POINTS)
-        .map(|k| {
-            let p = motion.at(STEP * k as f64 / EVALUATION_POINTS as f64);
-            (p.s, p.v)
-        })
-        .collect();
+    let points = evaluation_points();
     let name = CString::new("paired lifecycle").unwrap();
     let callbacks = callbacks();
     let (mut t_fmu_10, mut t_c_10, mut t_fmu_100) = (0.0, 0.0, 0.0);
@@ -979,13 +984,7 @@ fn paired_ratios(library: &Library) {
     let mut lifecycle_over_1000_substeps = Vec::with_capacity(PAIRED_ROUNDS);
     for _ in 0..PAIRED_ROUNDS {
         let evaluation = time_calls(1_000, || {
-            let law = black_box(&LAW);
-            let mut sum = 0.0;
-            for &(s, v) in black_box(&points) {
-                let forces = law.evaluate(s, v);
-                sum += forces.f + forces.loss_power;
-            }
-            black_box(sum);
+            black_box(evaluate_all(&points));
         }) / EVALUATION_POINTS as f64;
         // SAFETY (all calls below): live instances, arrays of the announced lengths.
         let substep = time_calls(600, || unsafe {
