@@ -394,9 +394,15 @@ impl Instance {
         next.time = current_time;
         let integral = next.do_step(h);
         let motion = next.motion();
+        // Every output and local the step leaves must be readable: a finite f can still come
+        // with an infinite lossPower (f_d near the largest double times v_rel).
+        let forces = next.forces();
         if !(integral.impulse.is_finite()
             && integral.dissipated.is_finite()
-            && next.forces().f.is_finite()
+            && forces.f.is_finite()
+            && forces.f_c.is_finite()
+            && forces.f_d.is_finite()
+            && forces.loss_power.is_finite()
             && motion.s.is_finite()
             && motion.v.is_finite()
             && motion.a.is_finite()

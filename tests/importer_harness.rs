@@ -2663,3 +2663,40 @@ fn a_refused_set_changes_none_of_its_values() {
     assert_eq!(inst.real("c"), 1e4);
     assert_eq!(inst.real("d"), 20.0);
 }
+
+/// Found by fuzz/deserialize_state: a serialized state whose step ended with a finite f but an
+/// infinite lossPower (the bounded damper force near the largest double times v_rel) was stepped
+/// with fmi2OK, and the outputs then could not be read. Every step fmi2DoStep accepts must leave
+/// all outputs and locals readable.
+#[test]
+fn every_step_accepted_from_a_fuzzed_state_leaves_readable_outputs() {
+    let fmu = Fmu::load_default();
+    let mut inst = Instance::new(&fmu, "fuzzed-state");
+    initialize(&mut inst, &[]);
+    ok(inst.do_step(0.0, 1e-3, false));
+    let bytes = include_bytes!("data/state_with_overflowing_loss_power.bin");
+    let mut state = FmuState::null();
+    ok(inst.deserialize_fmu_state(bytes, &mut state));
+    ok(inst.set_fmu_state(&state));
+    let every_real: Vec<u32> = (20..=31).filter(|vr| ![23, 28, 29].contains(vr)).collect();
+    let mut accepted = 0;
+    for h in [1e-3, 0.25, 1e3] {
+        let time = fmu_time(&mut inst);
+        if inst.do_step(time, h, false) != Status::Ok {
+            break;
+        }
+        accepted += 1;
+        let (status, values) = inst.get_real(&every_real);
+        assert_eq!(
+            status,
+            Status::Ok,
+            "outputs after an accepted step of {h} s"
+        );
+        assert!(values.iter().all(|v| v.is_finite()), "{values:?}");
+        ok(set(&mut inst, "flange_b.v", -0.1));
+    }
+    assert!(
+        accepted >= 1,
+        "the first step from the state is an ordinary one"
+    );
+}

@@ -58,8 +58,7 @@ fuzz_target!(|data: &[u8]| {
     // Into an existing state of the instance: the same verdict.
     let mut existing: fmi2FMUstate = std::ptr::null_mut();
     if !accepted {
-        // A refused buffer moved the instance to fmi2Error; only fmi2Reset leaves that, and it
-        // frees the instance's states.
+        // A refused buffer moved the instance to fmi2Error; fmi2Reset leaves that.
         assert_eq!(instance.call("fmi2Reset", |c| unsafe { fmi2Reset(c) }), OK);
     }
     let status = instance.call("fmi2GetFMUstate", |c| unsafe {
