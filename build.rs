@@ -8,7 +8,9 @@ mod variables;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::{env, fs, path::PathBuf};
-use variables::{Causality, Dependency, Kind, Rule, Var, Variability, UNITS, VARIABLES};
+use variables::{
+    Causality, Dependency, Kind, Rule, Var, Variability, EVENT_INDICATORS, STATES, UNITS, VARIABLES,
+};
 
 fn main() {
     println!("cargo:rerun-if-changed=src/variables.rs");
@@ -30,7 +32,12 @@ fn main() {
         .replace("@GENERATION_DATE@", &generation_date())
         .replace("@UNIT_DEFINITIONS@", &unit_definitions())
         .replace("@MODEL_VARIABLES@", &model_variables())
+        .replace(
+            "@NUMBER_OF_EVENT_INDICATORS@",
+            &EVENT_INDICATORS.len().to_string(),
+        )
         .replace("@OUTPUTS@", &outputs())
+        .replace("@DERIVATIVES@", &derivatives())
         .replace("@INITIAL_UNKNOWNS@", &initial_unknowns());
     assert!(
         !xml.contains('@'),
@@ -172,6 +179,10 @@ fn model_variables() -> String {
                 if let Some(unit) = v.unit {
                     write!(attributes, " unit=\"{}\"", xml_escape(unit)).unwrap();
                 }
+                if let Some((state, _)) = STATES.iter().find(|(_, derivative)| *derivative == v.var)
+                {
+                    write!(attributes, " derivative=\"{}\"", index_of(*state)).unwrap();
+                }
                 if let Rule::AtLeast(bound) = v.rule {
                     write!(attributes, " min=\"{}\"", format_real(bound)).unwrap();
                 }
@@ -221,17 +232,32 @@ fn index_of(var: Var) -> usize {
 }
 
 fn outputs() -> String {
+    unknowns(
+        VARIABLES
+            .iter()
+            .filter(|v| v.causality == Causality::Output),
+    )
+}
+
+/// The state derivatives of Model Exchange, in the order of `STATES`.
+fn derivatives() -> String {
+    unknowns(
+        STATES
+            .iter()
+            .map(|(_, derivative)| variables::by_var(*derivative)),
+    )
+}
+
+/// `<Unknown>` elements with the dependencies of the table.
+fn unknowns<'a>(list: impl Iterator<Item = &'a variables::Variable>) -> String {
     let mut out = String::new();
-    for v in VARIABLES
-        .iter()
-        .filter(|v| v.causality == Causality::Output)
-    {
+    for v in list {
         let mut pairs: Vec<(usize, &str)> = v
             .depends_on
             .iter()
             .map(|dependency| match dependency {
-                Dependency::Constant(input) => (index_of(*input), "constant"),
-                Dependency::Dependent(input) => (index_of(*input), "dependent"),
+                Dependency::Constant(known) => (index_of(*known), "constant"),
+                Dependency::Dependent(known) => (index_of(*known), "dependent"),
             })
             .collect();
         pairs.sort_unstable();
@@ -260,13 +286,15 @@ fn outputs() -> String {
     out.trim_end().to_string()
 }
 
-/// All outputs are calculated at initialization. Their dependencies are left out, which declares
-/// a dependence on all knowns: during initialization those include the parameters.
+/// All outputs and state derivatives are calculated at initialization, in the order of their
+/// indices. Their dependencies are left out, which declares a dependence on all knowns: during
+/// initialization those include the parameters.
 fn initial_unknowns() -> String {
     let mut out = String::new();
+    let is_derivative = |var: Var| STATES.iter().any(|(_, derivative)| *derivative == var);
     for v in VARIABLES
         .iter()
-        .filter(|v| v.causality == Causality::Output)
+        .filter(|v| v.causality == Causality::Output || is_derivative(v.var))
     {
         writeln!(
             out,

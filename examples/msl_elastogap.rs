@@ -1,12 +1,15 @@
-//! Co-simulation of `Modelica.Mechanics.Translational.Examples.ElastoGap` (MSL 4.1) with the two
-//! ElastoGaps as two instances of the packaged FMU; the masses and SpringDampers are integrated by
-//! this master (see `tests/support/cosim.rs`).
+//! `Modelica.Mechanics.Translational.Examples.ElastoGap` (MSL 4.1) with the two ElastoGaps as two
+//! instances of the packaged FMU; the masses and SpringDampers are integrated by this master. By
+//! default a co-simulation (`tests/support/cosim.rs`); `--coupling model-exchange` imports the FMU
+//! as Model Exchange under an adaptive integrator with event location
+//! (`tests/support/model_exchange.rs`), `--step` then being the output interval.
 //!
 //! ```text
 //! cargo run --release --example msl_elastogap -- --fmu target/fmu/ElastoGap.fmu --out out/ \
-//!     [--step 0.01] [--coupling best|mean|naive] [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
+//!     [--step 0.01] [--coupling best|mean|naive|model-exchange] [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
 //! ```
-//! Writes `<out>/ElastoGap_cosim.csv` and `<out>/ElastoGap_cosim.svg`. With `--reference`, prints
+//! Writes `<out>/ElastoGap_cosim.csv` and `<out>/ElastoGap_cosim.svg` (`ElastoGap_me.*` with
+//! Model Exchange). With `--reference`, prints
 //! the largest deviation of each MSL comparison signal and exits with status 1 if one leaves the
 //! MSL tube (2e-3). Status 2: bad arguments or a failed FMU call.
 
@@ -24,15 +27,17 @@ use support::cosim::{self, Coupling, DemoOptions, DemoRun, TimeSeries, COMPARISO
 use support::Fmu;
 
 const USAGE: &str = "\
-usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS] [--coupling best|mean|naive]
-                     [--reference MSL.csv]
+usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS]
+                     [--coupling best|mean|naive|model-exchange] [--reference MSL.csv]
 
   --fmu        the ElastoGap FMU (default: $ELASTOGAP_FMU or target/fmu/ElastoGap.fmu)
   --out        output directory (default: out)
-  --step       communication step in s (default: 0.01)
+  --step       communication step in s (default: 0.01); the output interval with model-exchange
   --coupling   best: Gauss-Seidel, input derivatives, mean forces f_mean (default)
                mean: mean forces f_mean, the FMU estimating the acceleration itself
                naive: forces f at the start of each step held over the step
+               model-exchange: the gaps imported as Model Exchange, one adaptive integrator
+                 (Dormand-Prince 5(4), rtol 1e-10) that locates the FMUs' events
   --reference  MSL reference result; compare the comparison signals with it (tube 2e-3)";
 
 struct Args {
@@ -126,8 +131,13 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
 
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let csv = args.out.join("ElastoGap_cosim.csv");
-    let svg = args.out.join("ElastoGap_cosim.svg");
+    let stem = if args.options.coupling == Coupling::ModelExchange {
+        "ElastoGap_me"
+    } else {
+        "ElastoGap_cosim"
+    };
+    let csv = args.out.join(format!("{stem}.csv"));
+    let svg = args.out.join(format!("{stem}.svg"));
     write_csv(&run, &csv)?;
     plot(&run, reference.as_ref(), &svg).map_err(|e| format!("plot {}: {e}", svg.display()))?;
 
@@ -157,6 +167,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             Coupling::MeanForce =>
                 "Gauss-Seidel; mean gap forces f_mean held over each step, from the FMU's own acceleration estimate",
             Coupling::Naive => "gap forces f at the start of each step held over the step; no input derivatives",
+            Coupling::ModelExchange =>
+                "Model Exchange; one Dormand-Prince 5(4) integrator (rtol 1e-10) for the whole system, the FMUs' events located to 1e-13 s",
         }
     );
     println!("  results:   {}", csv.display());
@@ -255,8 +267,12 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
     let root = SVGBackend::new(path, (1100, 800)).into_drawing_area();
     root.fill(&WHITE)?;
     let title = format!(
-        "MSL Translational.Examples.ElastoGap: co-simulation, 2 ElastoGap FMU instances (step {} s, coupling {})",
-        o.step, o.coupling
+        "MSL Translational.Examples.ElastoGap: 2 ElastoGap FMU instances ({})",
+        if o.coupling == Coupling::ModelExchange {
+            "Model Exchange, adaptive integrator with event location".to_string()
+        } else {
+            format!("co-simulation, step {} s, coupling {}", o.step, o.coupling)
+        }
     );
     let root = root.titled(&title, ("sans-serif", 20))?;
     let (upper, lower) = root.split_vertically(390);

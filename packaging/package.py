@@ -52,6 +52,9 @@ fmi2SetString fmi2GetFMUstate fmi2SetFMUstate fmi2FreeFMUstate fmi2SerializedFMU
 fmi2SerializeFMUstate fmi2DeSerializeFMUstate fmi2GetDirectionalDerivative
 fmi2SetRealInputDerivatives fmi2GetRealOutputDerivatives fmi2DoStep fmi2CancelStep fmi2GetStatus
 fmi2GetRealStatus fmi2GetIntegerStatus fmi2GetBooleanStatus fmi2GetStringStatus
+fmi2EnterEventMode fmi2NewDiscreteStates fmi2EnterContinuousTimeMode fmi2CompletedIntegratorStep
+fmi2SetTime fmi2SetContinuousStates fmi2GetDerivatives fmi2GetEventIndicators fmi2GetContinuousStates
+fmi2GetNominalsOfContinuousStates
 """.split()
 
 # Parameters of the documentation's force plot: the elastoGap of Modelica.Mechanics.Translational.
@@ -754,9 +757,9 @@ def check_exports(library):
     if missing:
         raise PackagingError(
             f"{library.name} does not export {len(missing)} of the {len(FMI2_FUNCTIONS)} FMI 2.0 "
-            f"co-simulation functions (importers such as fmusim need all): {', '.join(missing)}"
+            f"co-simulation and Model Exchange functions (importers such as fmusim need all): {', '.join(missing)}"
         )
-    say(f"binary exports all {len(FMI2_FUNCTIONS)} FMI 2.0 co-simulation functions")
+    say(f"binary exports all {len(FMI2_FUNCTIONS)} FMI 2.0 co-simulation and Model Exchange functions")
 
 
 def zip_time():

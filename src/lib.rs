@@ -6,7 +6,7 @@
 //! - [`variables`]: the interface table, the single source of the get/set mapping, the
 //!   `modelDescription.xml` and the GUID.
 //! - [`snapshot`]: the serialized FMU state.
-//! - `fmi2`: the exported C ABI, the only module with `unsafe`.
+//! - `fmi2`: the exported C ABI (co-simulation and Model Exchange), the only module with `unsafe`.
 
 #![deny(unsafe_code)]
 
@@ -15,7 +15,8 @@ pub mod physics;
 pub mod snapshot;
 pub mod variables;
 
-/// The exported C functions; public so that in-process tests can call them without a loader.
+/// The exported C functions of both interfaces; public so that in-process tests can call them
+/// without a loader.
 #[allow(unsafe_code)]
 pub mod fmi2;
 

@@ -5,7 +5,7 @@
 use crate::physics::{
     integrate_step, Forces, GapLaw, Motion, Partials, StepIntegral, SubstepLimits,
 };
-use crate::variables::{by_var, Kind, Var, VARIABLES};
+use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
 /// How the acceleration of a flange over a step is obtained; the parameter `accelerationEstimate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,8 +173,19 @@ impl std::fmt::Display for RuleViolation {
     }
 }
 
+/// Which FMI interface the instance serves; it decides what the step-related outputs mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interface {
+    /// The FMU steps itself over communication intervals and integrates the contact inside them.
+    #[default]
+    CoSimulation,
+    /// The importer's solver integrates `E_loss`; the outputs are functions of the inputs now.
+    ModelExchange,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ElastoGap {
+    pub interface: Interface,
     pub parameters: Parameters,
     pub inputs: Inputs,
     pub supplied: SuppliedAccelerations,
@@ -187,11 +198,15 @@ pub struct ElastoGap {
     pub e_loss: f64,
     pub q_flow_mean: f64,
     pub last_step_size: f64,
+    /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
+    /// so `contact` reports this rather than the inputs of the moment.
+    pub contact_at_event: bool,
 }
 
 impl Default for ElastoGap {
     fn default() -> Self {
         ElastoGap {
+            interface: Interface::default(),
             parameters: Parameters::default(),
             inputs: Inputs {
                 s_a: by_var(Var::FlangeAS).start.unwrap_or(0.0),
@@ -207,13 +222,15 @@ impl Default for ElastoGap {
             e_loss: 0.0,
             q_flow_mean: 0.0,
             last_step_size: 0.0,
+            contact_at_event: false,
         }
     }
 }
 
 impl ElastoGap {
-    pub fn new(start_time: f64) -> Self {
+    pub fn new(interface: Interface, start_time: f64) -> Self {
         ElastoGap {
+            interface,
             time: start_time,
             ..ElastoGap::default()
         }
@@ -286,9 +303,15 @@ impl ElastoGap {
             Var::F => forces().f,
             Var::SRel => motion().s,
             Var::VRel => motion().v,
-            Var::Contact => f64::from(u8::from(forces().contact)),
-            Var::LossPower => forces().loss_power,
-            Var::HeatPortQFlow => self.q_flow_mean,
+            Var::Contact => f64::from(u8::from(match self.interface {
+                Interface::CoSimulation => forces().contact,
+                Interface::ModelExchange => self.contact_at_event,
+            })),
+            Var::LossPower | Var::DerELoss => forces().loss_power,
+            Var::HeatPortQFlow => match self.interface {
+                Interface::CoSimulation => self.q_flow_mean,
+                Interface::ModelExchange => self.heat_flow(forces().loss_power),
+            },
             Var::FMean => self.f_mean,
             Var::ELoss => self.e_loss,
             Var::FC => forces().f_c,
@@ -323,6 +346,7 @@ impl ElastoGap {
             | Var::HeatPortQFlow
             | Var::FMean
             | Var::ELoss
+            | Var::DerELoss
             | Var::FC
             | Var::FD => unreachable!("the FMI layer sets only parameters and inputs"),
         }
@@ -361,11 +385,7 @@ impl ElastoGap {
         let integral = integrate_step(&self.parameters.law, start, h, limits);
         self.f_mean = integral.impulse / h;
         self.e_loss += integral.dissipated;
-        self.q_flow_mean = if self.parameters.use_heat_port {
-            -integral.dissipated / h
-        } else {
-            0.0
-        };
+        self.q_flow_mean = self.heat_flow(integral.dissipated / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         self.end_of_step = Some(start.at(h));
@@ -374,9 +394,66 @@ impl ElastoGap {
         integral
     }
 
-    /// Partial derivative of a direct-feedthrough output with respect to an input at the current
-    /// motion; 0 for pairs without a direct dependence.
+    /// The heat flow into the heat port for a dissipated power: all of it leaves there if the port
+    /// is used.
+    fn heat_flow(&self, dissipated_power: f64) -> f64 {
+        if self.parameters.use_heat_port {
+            -dissipated_power
+        } else {
+            0.0
+        }
+    }
+
+    /// Model Exchange: the event indicators in the order of `EVENT_INDICATORS`.
+    pub fn event_indicators(&self) -> [f64; EVENT_INDICATORS.len()] {
+        let motion = self.motion();
+        EVENT_INDICATORS.map(|indicator| match indicator {
+            EventIndicator::Contact => motion.s - self.parameters.law.s_rel0,
+            EventIndicator::DamperBound => self.parameters.law.bound_indicator(motion.s, motion.v),
+        })
+    }
+
+    /// Model Exchange: the continuous states in the order of `STATES`.
+    pub fn continuous_states(&self) -> [f64; STATES.len()] {
+        STATES.map(|(state, _)| self.value(state))
+    }
+
+    pub fn set_continuous_states(&mut self, states: &[f64; STATES.len()]) {
+        for ((state, _), value) in STATES.iter().zip(states) {
+            match state {
+                Var::ELoss => self.e_loss = *value,
+                other => unreachable!("{other:?} is not a continuous state"),
+            }
+        }
+    }
+
+    /// Model Exchange: the state derivatives in the order of `STATES`.
+    pub fn derivatives(&self) -> [f64; STATES.len()] {
+        STATES.map(|(_, derivative)| self.value(derivative))
+    }
+
+    /// Model Exchange: takes the values of the discrete variables at an event (or at the end of
+    /// initialization). Returns whether the contact changed.
+    pub fn update_at_event(&mut self) -> bool {
+        let forces = self.forces();
+        let changed = forces.contact != self.contact_at_event;
+        self.contact_at_event = forces.contact;
+        self.f_mean = forces.f;
+        changed
+    }
+
+    /// Model Exchange: an accepted integrator step; `f_mean` holds the force there.
+    pub fn completed_integrator_step(&mut self) {
+        self.f_mean = self.forces().f;
+    }
+
+    /// Partial derivative of an output, local or state derivative with respect to a known (an
+    /// input, or a continuous state in Model Exchange) at the current motion; 0 for pairs without
+    /// a direct dependence.
     pub fn partial_derivative(&self, output: Var, input: Var) -> f64 {
+        if input == Var::ELoss {
+            return if output == Var::ELoss { 1.0 } else { 0.0 };
+        }
         let motion = self.motion();
         let partials: Partials = self.parameters.law.partials(motion.s, motion.v);
         // Each input enters only through s_rel or v_rel, with sign -1 at flange_a.
@@ -391,7 +468,12 @@ impl ElastoGap {
             Var::F => partials.f_ds() * ds + partials.f_dv() * dv,
             Var::SRel => ds,
             Var::VRel => dv,
-            Var::LossPower => partials.loss_power_ds * ds + partials.loss_power_dv * dv,
+            Var::LossPower | Var::DerELoss => {
+                partials.loss_power_ds * ds + partials.loss_power_dv * dv
+            }
+            Var::HeatPortQFlow if self.interface == Interface::ModelExchange => {
+                self.heat_flow(partials.loss_power_ds * ds + partials.loss_power_dv * dv)
+            }
             Var::FC => partials.f_c_ds * ds,
             Var::FD => partials.f_d_ds * ds + partials.f_d_dv * dv,
             _ => 0.0,
@@ -411,7 +493,7 @@ impl ElastoGap {
             Var::F => along(partials.f_ds(), partials.f_dv()),
             Var::SRel => motion.v,
             Var::VRel => motion.a,
-            Var::LossPower => along(partials.loss_power_ds, partials.loss_power_dv),
+            Var::LossPower | Var::DerELoss => along(partials.loss_power_ds, partials.loss_power_dv),
             Var::FC => along(partials.f_c_ds, 0.0),
             Var::FD => along(partials.f_d_ds, partials.f_d_dv),
             Var::ELoss => self.forces().loss_power,

@@ -159,7 +159,7 @@ impl GapLaw {
 
     /// Positive where the damper bound acts (`|d*v_rel| > |f_c|`), negative where the damper is
     /// linear; its roots are where the law switches branch.
-    fn bound_indicator(&self, s_rel: f64, v_rel: f64) -> f64 {
+    pub fn bound_indicator(&self, s_rel: f64, v_rel: f64) -> f64 {
         // Only the spring part is needed: no damper, no loss power.
         let f_c = if self.in_contact(s_rel) {
             self.spring_force(s_rel)

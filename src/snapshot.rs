@@ -2,13 +2,14 @@
 //! state written on one machine restores on another and any corrupt or foreign buffer is refused
 //! instead of being trusted.
 
-use crate::model::{ElastoGap, SuppliedAccelerations, VelocityHistory};
+use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
 
 const MAGIC: &[u8; 8] = b"EGAPFMU2";
-const FORMAT_VERSION: u32 = 1;
+/// 2: the interface and the contact at the last event (Model Exchange) were added.
+const FORMAT_VERSION: u32 = 2;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 34;
+const FIELD_COUNT: usize = 36;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -80,6 +81,17 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
+
+    let mut model_exchange = flag(model.interface == Interface::ModelExchange);
+    let mut contact_at_event = flag(model.contact_at_event);
+    visitor(&mut model_exchange);
+    visitor(&mut contact_at_event);
+    model.interface = if model_exchange != 0.0 {
+        Interface::ModelExchange
+    } else {
+        Interface::CoSimulation
+    };
+    model.contact_at_event = contact_at_event != 0.0;
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
@@ -113,7 +125,7 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     );
     if version != FORMAT_VERSION {
         return Err(format!(
-            "serialized state format {version} is not supported (this FMU writes format {FORMAT_VERSION})"
+            "serialized state format {version} is not supported (this FMU writes and reads format {FORMAT_VERSION} only; a state from another version of the FMU cannot be restored)"
         ));
     }
     let mut values = [0.0f64; FIELD_COUNT];
@@ -143,6 +155,8 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(16, 0.0, 1.0); // supplied b present
     check_integer_slot(18, 0.0, 2.0); // history length
     check_integer_slot(26, 0.0, 1.0); // end-of-step present
+    check_integer_slot(34, 0.0, 1.0); // Model Exchange
+    check_integer_slot(35, 0.0, 1.0); // contact at the last event
     if malformed || values.iter().any(|v| !v.is_finite()) {
         return Err(
             "the serialized state is corrupt (a value is out of range or not finite)".into(),
@@ -168,7 +182,7 @@ mod tests {
 
     #[test]
     fn round_trip_is_bit_identical_and_corruption_is_refused() {
-        let mut model = ElastoGap::new(0.25);
+        let mut model = ElastoGap::new(Interface::CoSimulation, 0.25);
         model.parameters.law.c = 1e4;
         model.parameters.use_heat_port = true;
         model.inputs.s_b = -0.01;

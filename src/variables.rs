@@ -29,6 +29,7 @@ pub enum Var {
     HeatPortQFlow,
     FMean,
     ELoss,
+    DerELoss,
     FC,
     FD,
 }
@@ -131,6 +132,8 @@ const NO_DEPENDENCY: &[Dependency] = &[];
 const ON_POSITIONS: &[Dependency] = &[Constant(Var::FlangeAS), Constant(Var::FlangeBS)];
 const ON_VELOCITIES: &[Dependency] = &[Constant(Var::FlangeAV), Constant(Var::FlangeBV)];
 const ON_POSITIONS_SWITCHING: &[Dependency] = &[Dependent(Var::FlangeAS), Dependent(Var::FlangeBS)];
+/// A state as an output: it is its own only dependence.
+const ON_ITSELF: &[Dependency] = &[Constant(Var::ELoss)];
 const ON_MOTION: &[Dependency] = &[
     Dependent(Var::FlangeAS),
     Dependent(Var::FlangeAV),
@@ -198,17 +201,38 @@ pub const VARIABLES: &[Variable] = &[
         "True while s_rel < s_rel0"),
     variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
         "Instantaneous dissipated power f_d*v_rel (>= 0)"),
-    variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, NO_DEPENDENCY,
-        "Mean heat flow into the heat port over the last communication step, -(energy dissipated in it)/h, if useHeatPort; else 0"),
+    // Declared on the motion for Model Exchange, where it is -lossPower; in co-simulation it is the
+    // step mean and does not depend on the inputs, which the declaration allows.
+    variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
+        "Heat flow into the heat port if useHeatPort, else 0. Co-simulation: mean over the last communication step, -(energy dissipated)/h; Model Exchange: -lossPower"),
     variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
-        "Mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step"),
-    variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, NO_DEPENDENCY,
-        "Energy dissipated since the start (integral of lossPower over the steps taken; monotone)"),
+        "Co-simulation: mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step. Model Exchange: f as of the last event or completed integrator step (no meaning of its own)"),
+    variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, ON_ITSELF,
+        "Energy dissipated since the start (integral of lossPower; monotone); the continuous state of Model Exchange"),
+    variable!(DerELoss, "der(E_loss)", 28, Real, Local, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
+        "Time derivative of E_loss, equal to lossPower"),
     variable!(FC, "f_c", 30, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Spring part of f (<= 0)"),
     variable!(FD, "f_d", 31, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Damper part of f, bounded by the spring part: |f_d| <= |f_c|"),
 ];
+
+/// The continuous states of Model Exchange, each with the variable that is its time derivative, in
+/// the order of `fmi2GetContinuousStates` and `<Derivatives>`.
+pub const STATES: [(Var, Var); 1] = [(Var::ELoss, Var::DerELoss)];
+
+/// The event indicators of Model Exchange, in the order of `fmi2GetEventIndicators`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventIndicator {
+    /// `s_rel - s_rel0`: contact starts where it falls through 0 and ends where it rises through 0.
+    Contact,
+    /// `|d*v_rel| + f_c`: positive where the damper force is bounded by the spring force. It only
+    /// touches 0 where v_rel = 0 outside contact, so free flight raises no events.
+    DamperBound,
+}
+
+pub const EVENT_INDICATORS: [EventIndicator; 2] =
+    [EventIndicator::Contact, EventIndicator::DamperBound];
 
 pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
     VARIABLES
@@ -240,6 +264,7 @@ pub const UNITS: &[(&str, i32, i32, i32)] = &[
 /// so any interface change gives a new GUID.
 pub fn interface_fingerprint() -> String {
     let mut text = String::new();
+    text.push_str(&format!("states {STATES:?} events {EVENT_INDICATORS:?}\n"));
     for v in VARIABLES {
         text.push_str(&format!(
             "{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}\n",

@@ -162,10 +162,12 @@ fn expected_return(cell: &str) -> Result<Returned, String> {
     })
 }
 
-const STATES: [&str; 6] = [
+const STATES: [&str; 8] = [
     "Instantiated",
     "InitializationMode",
     "StepComplete",
+    "EventMode",
+    "ContinuousTimeMode",
     "Terminated",
     "Error",
     "Fatal",
@@ -236,6 +238,23 @@ fn running(inst: &mut Instance) {
         ok(set(inst, var, value));
     }
     ok(inst.do_step(0.0, STEP, false));
+}
+
+/// A Model Exchange instance initialized with c = 1e4 and the inputs of [`INPUTS`]: in Event Mode.
+fn event_mode(inst: &mut Instance) {
+    ok(set(inst, Var::C, 1e4));
+    initializing(inst);
+    for (var, value) in INPUTS {
+        ok(set(inst, var, value));
+    }
+    ok(inst.exit_initialization_mode());
+}
+
+/// [`event_mode`], then on to Continuous-Time Mode.
+fn continuous_time_mode(inst: &mut Instance) {
+    event_mode(inst);
+    ok(inst.new_discrete_states().0);
+    ok(inst.enter_continuous_time_mode());
 }
 
 fn terminated(inst: &mut Instance) {
@@ -312,6 +331,9 @@ fn state_of(inst: &mut Instance) -> String {
 
 /// A legal continuation from `state` succeeds without a message: what an importer does next.
 fn continue_from(inst: &mut Instance, state: &str) -> Result<(), String> {
+    if inst.is_model_exchange() {
+        return continue_model_exchange_from(inst, state);
+    }
     let mut calls: Vec<(&str, Status)> = Vec::new();
     let from_instantiated = |inst: &mut Instance, calls: &mut Vec<(&str, Status)>| {
         calls.push((
@@ -360,6 +382,60 @@ fn continue_from(inst: &mut Instance, state: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// [`continue_from`] for a Model Exchange instance: on to Continuous-Time Mode and one
+/// integrator step there.
+fn continue_model_exchange_from(inst: &mut Instance, state: &str) -> Result<(), String> {
+    let mut calls: Vec<(&str, Status)> = Vec::new();
+    let mut from = state;
+    if matches!(from, "Terminated" | "Error") {
+        calls.push(("fmi2Reset", inst.reset()));
+        from = "Instantiated";
+    }
+    if from == "Instantiated" {
+        calls.push((
+            "fmi2SetupExperiment",
+            inst.setup_experiment(None, 0.0, None),
+        ));
+        calls.push((
+            "fmi2EnterInitializationMode",
+            inst.enter_initialization_mode(),
+        ));
+        from = "InitializationMode";
+    }
+    if from == "InitializationMode" {
+        calls.push((
+            "fmi2ExitInitializationMode",
+            inst.exit_initialization_mode(),
+        ));
+        from = "EventMode";
+    }
+    if from == "EventMode" {
+        calls.push(("fmi2NewDiscreteStates", inst.new_discrete_states().0));
+        calls.push((
+            "fmi2EnterContinuousTimeMode",
+            inst.enter_continuous_time_mode(),
+        ));
+        from = "ContinuousTimeMode";
+    }
+    if from != "ContinuousTimeMode" {
+        return Err(format!("no legal continuation from {state}"));
+    }
+    calls.push(("fmi2SetTime", inst.set_time(STEP)));
+    calls.push(("fmi2GetDerivatives", inst.get_derivatives(1).0));
+    calls.push((
+        "fmi2CompletedIntegratorStep",
+        inst.completed_integrator_step(true).0,
+    ));
+    let logs = inst.sink().take();
+    if calls.iter().any(|(_, s)| *s != Status::Ok) || !logs.is_empty() {
+        return Err(format!(
+            "continuing from {state}: {calls:?}, log {:?}",
+            messages(&logs)
+        ));
+    }
+    Ok(())
+}
+
 fn messages(logs: &[LogRecord]) -> Vec<String> {
     logs.iter()
         .map(|r| format!("{:?} {:?}: {}", r.status, r.category, r.message))
@@ -396,7 +472,29 @@ fn fresh(fmu: &Arc<Fmu>) -> Instance {
 
 /// A fresh instance brought to `stage` (which must log nothing), then `bad`.
 fn call(fmu: &Arc<Fmu>, stage: fn(&mut Instance), bad: fn(&mut Instance) -> Status) -> Outcome {
-    let mut inst = fresh(fmu);
+    call_on(fresh(fmu), stage, bad)
+}
+
+/// [`call`] on an instance made for Model Exchange.
+fn call_model_exchange(
+    fmu: &Arc<Fmu>,
+    stage: fn(&mut Instance),
+    bad: fn(&mut Instance) -> Status,
+) -> Outcome {
+    let options = InstantiateOptions {
+        fmu_type: fmi2::fmi2Type_fmi2ModelExchange,
+        ..InstantiateOptions::named("bad-input")
+    };
+    let inst = Instance::instantiate(fmu, &options)
+        .unwrap_or_else(|f| panic!("fmi2Instantiate failed: {:#?}", f.logs));
+    call_on(inst, stage, bad)
+}
+
+fn call_on(
+    mut inst: Instance,
+    stage: fn(&mut Instance),
+    bad: fn(&mut Instance) -> Status,
+) -> Outcome {
     stage(&mut inst);
     let staged = inst.sink().take();
     assert!(
@@ -661,11 +759,11 @@ const CASES: &[(&str, Case)] = &[
     ("null-guid", |fmu| {
         raw_instantiate_outcome(fmu, Some("bad-input"), None, Some(callbacks_into))
     }),
-    ("model-exchange", |fmu| {
+    ("unknown-fmu-type", |fmu| {
         instantiate(
             fmu,
             InstantiateOptions {
-                fmu_type: fmi2::fmi2Type_fmi2ModelExchange,
+                fmu_type: 2,
                 ..InstantiateOptions::named("bad-input")
             },
         )
@@ -983,6 +1081,58 @@ const CASES: &[(&str, Case)] = &[
             i.get_directional_derivative(&[vr(Var::F)], &[vr(Var::FlangeBS)], &[f64::INFINITY])
                 .0
         })
+    }),
+    // ---- Model Exchange
+    ("co-simulation-call-on-model-exchange", |fmu| {
+        call_model_exchange(fmu, event_mode, |i| i.do_step(0.0, STEP, false))
+    }),
+    ("model-exchange-call-on-co-simulation", |fmu| {
+        call(fmu, running, |i| i.set_time(STEP))
+    }),
+    ("derivatives-before-initialization", |fmu| {
+        call_model_exchange(fmu, instantiated, |i| i.get_derivatives(1).0)
+    }),
+    ("continuous-states-in-event-mode", |fmu| {
+        call_model_exchange(fmu, event_mode, |i| i.set_continuous_states(&[1.0]))
+    }),
+    ("tunable-parameter-in-continuous-time-mode", |fmu| {
+        call_model_exchange(fmu, continuous_time_mode, |i| set(i, Var::D, 5.0))
+    }),
+    ("wrong-number-of-states", |fmu| {
+        call_model_exchange(fmu, continuous_time_mode, |i| i.get_continuous_states(2).0)
+    }),
+    ("wrong-number-of-event-indicators", |fmu| {
+        call_model_exchange(fmu, continuous_time_mode, |i| i.get_event_indicators(3).0)
+    }),
+    ("non-finite-continuous-state", |fmu| {
+        call_model_exchange(fmu, continuous_time_mode, |i| {
+            i.set_continuous_states(&[f64::NAN])
+        })
+    }),
+    ("non-finite-time", |fmu| {
+        call_model_exchange(fmu, continuous_time_mode, |i| i.set_time(f64::INFINITY))
+    }),
+    ("null-event-info", |fmu| {
+        call_model_exchange(fmu, event_mode, |i| {
+            let f = *i.binding().fmi2NewDiscreteStates.as_ref().unwrap();
+            // SAFETY: the FMU must refuse the NULL pointer without writing through it.
+            Status::from(unsafe { f(i.component(), std::ptr::null_mut()) })
+        })
+    }),
+    ("fmu-state-of-other-interface", |fmu| {
+        let mut co_simulation = fresh(fmu);
+        running(&mut co_simulation);
+        let mut state = FmuState::null();
+        ok(co_simulation.get_fmu_state(&mut state));
+        let (status, bytes) = co_simulation.serialize_fmu_state(&state);
+        ok(status);
+        let mut outcome = call_model_exchange(fmu, continuous_time_mode, |_| Status::Ok);
+        if let After::Instance(inst) = &mut outcome.after {
+            let mut into = FmuState::null();
+            outcome.returned = Returned::Status(inst.deserialize_fmu_state(&bytes, &mut into));
+            outcome.logs = inst.sink().take();
+        }
+        outcome
     }),
     // ---- FMU states
     ("foreign-fmu-state", |fmu| {

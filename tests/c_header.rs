@@ -1,6 +1,6 @@
 //! The exported functions have exactly the signatures of the FMI 2.0 standard.
 //!
-//! cbindgen writes a C header of the `extern "C"` functions in `src/fmi2.rs`; the system C compiler
+//! cbindgen writes a C header of the `extern "C"` functions in `src/fmi2/`; the system C compiler
 //! (`cc`) then compiles `tests/c/check_exports.c`, which includes the standard's `fmi2Functions.h`
 //! (copied to `tests/c/fmi2/`) first and the generated header second. C allows a function to be
 //! declared twice only with compatible types, so every signature that differs from the standard's
@@ -19,7 +19,7 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The header cbindgen generates from `src/fmi2.rs`: C, no includes of its own, types such as
+/// The header cbindgen generates from the files of `src/fmi2/`: C, no includes of its own, types such as
 /// `fmi2Component` and `fmi2Status` left as names (they are the standard's typedefs).
 fn generate_header() -> String {
     let config = cbindgen::Config {
@@ -30,11 +30,17 @@ fn generate_header() -> String {
         documentation: false,
         ..Default::default()
     };
-    let bindings = cbindgen::Builder::new()
-        .with_config(config)
-        .with_src(manifest_dir().join("src").join("fmi2.rs"))
-        .generate()
-        .expect("cbindgen parses src/fmi2.rs");
+    let mut builder = cbindgen::Builder::new().with_config(config);
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("src").join("fmi2"))
+        .expect("read src/fmi2")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    sources.sort();
+    for source in sources {
+        builder = builder.with_src(source);
+    }
+    let bindings = builder.generate().expect("cbindgen parses src/fmi2/");
     let mut bytes = Vec::new();
     bindings.write(&mut bytes);
     String::from_utf8(bytes).expect("cbindgen writes UTF-8")
@@ -81,10 +87,10 @@ fn report(output: &Output) -> String {
 }
 
 #[test]
-fn generated_header_declares_exactly_the_fmi2_co_simulation_functions() {
+fn generated_header_declares_exactly_the_fmi2_functions_of_both_interfaces() {
     let header = generate_header();
     let expected: BTreeSet<String> = fmi2_names::all().map(|s| s.to_string()).collect();
-    assert_eq!(expected.len(), 34);
+    assert_eq!(expected.len(), 44);
     assert_eq!(declared_functions(&header), expected, "header:\n{header}");
     assert!(!header.contains("#include"), "header:\n{header}");
 }

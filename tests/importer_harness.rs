@@ -755,7 +755,7 @@ fn fmpy_sequence() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn instantiation_refuses_wrong_guid_model_exchange_and_non_file_uris() {
+fn instantiation_refuses_wrong_guid_unknown_type_and_non_file_uris() {
     let fmu = Fmu::load_default();
     let refused = |options: InstantiateOptions, needles: &[&str]| {
         let name = options.instance_name.clone();
@@ -792,14 +792,14 @@ fn instantiation_refuses_wrong_guid_model_exchange_and_non_file_uris() {
     );
     refused(
         InstantiateOptions {
-            instance_name: "model-exchange".into(),
-            fmu_type: fmi2::fmi2Type_fmi2ModelExchange,
+            instance_name: "unknown-type".into(),
+            fmu_type: 7,
             ..Default::default()
         },
         &[
             "fmi2Instantiate",
-            "fmuType 0 is not supported",
-            "co-simulation",
+            "fmuType 7 is not an FMI 2.0 type",
+            "fmi2ModelExchange (0) and fmi2CoSimulation (1)",
         ],
     );
     for uri in [
@@ -1371,7 +1371,7 @@ const CASES: &[Case] = &[
             );
             i.get_directional_derivative(&[s_a], &[s_b], &[1.0]).0
         },
-        needles: &["flange_a.s is not an output or local"],
+        needles: &["flange_a.s is not an output, local or state derivative"],
         state_after: "Error",
     },
     Case {

@@ -2,7 +2,7 @@
  *
  * Built by tests/c_header.rs with
  *     cc -std=c99 -pedantic -Wall -Wextra -Werror -I tests/c/fmi2 -I <dir of the generated header> -c
- * where elastogap_fmi2.h is the header cbindgen generates from src/fmi2.rs.
+ * where elastogap_fmi2.h is the header cbindgen generates from the files of src/fmi2/.
  *
  * 1. The standard's fmi2Functions.h comes first and declares every function through its
  *    fmi2XXXTYPE typedef. The generated header then declares the same functions again with the

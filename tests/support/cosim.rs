@@ -62,6 +62,9 @@ pub enum Coupling {
     MeanForce,
     /// The force `f` at the step start held over the step: a plain co-simulation.
     Naive,
+    /// No co-simulation: both gaps as Model Exchange instances under one adaptive integrator
+    /// with event location ([`super::model_exchange`]); the step is the output interval.
+    ModelExchange,
 }
 
 impl FromStr for Coupling {
@@ -71,7 +74,10 @@ impl FromStr for Coupling {
             "best" => Ok(Coupling::Best),
             "mean" => Ok(Coupling::MeanForce),
             "naive" => Ok(Coupling::Naive),
-            other => Err(format!("unknown coupling {other:?} (best, mean or naive)")),
+            "model-exchange" => Ok(Coupling::ModelExchange),
+            other => Err(format!(
+                "unknown coupling {other:?} (best, mean, naive or model-exchange)"
+            )),
         }
     }
 }
@@ -82,6 +88,7 @@ impl fmt::Display for Coupling {
             Coupling::Best => "best",
             Coupling::MeanForce => "mean",
             Coupling::Naive => "naive",
+            Coupling::ModelExchange => "model-exchange",
         })
     }
 }
@@ -288,6 +295,9 @@ impl Gap {
 
 /// Run the example from 0 to `stop_time` with the FMU `fmu` (two instances of it).
 pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String> {
+    if options.coupling == Coupling::ModelExchange {
+        return super::model_exchange::run(fmu, options).map(|(run, _)| run);
+    }
     let h = options.step;
     if !(h > 0.0 && h.is_finite()) {
         return Err(format!("step must be > 0, got {h}"));
@@ -349,7 +359,7 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
                 check(s, "fmi2GetReal(f_mean)", &gap2.instance)?;
                 -m1[0] + m2[0]
             }
-            Coupling::Naive => -out1.f + out2.f,
+            Coupling::Naive | Coupling::ModelExchange => -out1.f + out2.f,
         };
         let a = force / MASS;
         x2 += v2 * step + 0.5 * a * step * step;

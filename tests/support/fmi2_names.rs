@@ -1,4 +1,4 @@
-//! The names of the FMI 2.0 common and co-simulation functions, written out from the standard
+//! The names of the FMI 2.0 common, co-simulation and Model Exchange functions, written out from the standard
 //! (fmi2Functions.h), not from the FMU's source. Plain data, so that tests that need no importer can
 //! include this file alone (`#[path = "support/fmi2_names.rs"] mod fmi2_names;`).
 
@@ -44,10 +44,25 @@ pub const CO_SIMULATION_FUNCTIONS: &[&str] = &[
     "fmi2GetStringStatus",
 ];
 
-/// Both lists: every function a co-simulation FMU must export.
+/// The FMI 2.0 Model Exchange functions.
+pub const MODEL_EXCHANGE_FUNCTIONS: &[&str] = &[
+    "fmi2EnterEventMode",
+    "fmi2NewDiscreteStates",
+    "fmi2EnterContinuousTimeMode",
+    "fmi2CompletedIntegratorStep",
+    "fmi2SetTime",
+    "fmi2SetContinuousStates",
+    "fmi2GetDerivatives",
+    "fmi2GetEventIndicators",
+    "fmi2GetContinuousStates",
+    "fmi2GetNominalsOfContinuousStates",
+];
+
+/// All three lists: every function an FMU of both interfaces must export.
 pub fn all() -> impl Iterator<Item = &'static str> {
     COMMON_FUNCTIONS
         .iter()
         .chain(CO_SIMULATION_FUNCTIONS)
+        .chain(MODEL_EXCHANGE_FUNCTIONS)
         .copied()
 }

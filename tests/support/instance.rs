@@ -116,6 +116,8 @@ impl Default for FmuState {
 
 pub struct Instance {
     fmu: Arc<Fmu>,
+    /// The interface it was instantiated for.
+    fmu_type: fmi2::fmi2Type,
     component: fmi2::fmi2Component,
     name: String,
     environment: Environment,
@@ -244,6 +246,7 @@ impl Instance {
         }
         let instance = Instance {
             fmu: Arc::clone(fmu),
+            fmu_type: options.fmu_type,
             component,
             name: options.instance_name.clone(),
             environment: options.environment,
@@ -258,6 +261,10 @@ impl Instance {
     pub fn new(fmu: &Arc<Fmu>, name: &str) -> Instance {
         Instance::instantiate(fmu, &InstantiateOptions::named(name))
             .unwrap_or_else(|f| panic!("fmi2Instantiate({name}) returned NULL; log: {:#?}", f.logs))
+    }
+
+    pub fn is_model_exchange(&self) -> bool {
+        self.fmu_type == fmi2::fmi2Type_fmi2ModelExchange
     }
 
     pub fn fmu(&self) -> &Arc<Fmu> {
@@ -728,6 +735,100 @@ impl Instance {
             )
         };
         (Status::from(s), out)
+    }
+
+    // ---- Model Exchange ----------------------------------------------------------------------
+
+    pub fn enter_event_mode(&mut self) -> Status {
+        let f = sym!(self, fmi2EnterEventMode);
+        // SAFETY: plain call on our component.
+        Status::from(unsafe { f(self.component) })
+    }
+
+    /// `fmi2NewDiscreteStates`, with the event info it filled in.
+    pub fn new_discrete_states(&mut self) -> (Status, fmi2::fmi2EventInfo) {
+        let f = sym!(self, fmi2NewDiscreteStates);
+        // Every flag set, so a field the FMU forgets to write shows.
+        let mut info = fmi2::fmi2EventInfo {
+            newDiscreteStatesNeeded: 1,
+            terminateSimulation: 1,
+            nominalsOfContinuousStatesChanged: 1,
+            valuesOfContinuousStatesChanged: 1,
+            nextEventTimeDefined: 1,
+            nextEventTime: f64::NAN,
+        };
+        // SAFETY: a writable struct of the standard's layout.
+        let s = unsafe { f(self.component, &mut info) };
+        (Status::from(s), info)
+    }
+
+    pub fn enter_continuous_time_mode(&mut self) -> Status {
+        let f = sym!(self, fmi2EnterContinuousTimeMode);
+        // SAFETY: plain call on our component.
+        Status::from(unsafe { f(self.component) })
+    }
+
+    /// `fmi2CompletedIntegratorStep`: (status, enterEventMode, terminateSimulation).
+    pub fn completed_integrator_step(
+        &mut self,
+        no_set_fmu_state_prior: bool,
+    ) -> (Status, bool, bool) {
+        let f = sym!(self, fmi2CompletedIntegratorStep);
+        let (mut enter_event_mode, mut terminate) = (9, 9);
+        // SAFETY: two writable booleans.
+        let s = unsafe {
+            f(
+                self.component,
+                to_fmi_bool(no_set_fmu_state_prior),
+                &mut enter_event_mode,
+                &mut terminate,
+            )
+        };
+        (Status::from(s), enter_event_mode != 0, terminate != 0)
+    }
+
+    pub fn set_time(&mut self, time: f64) -> Status {
+        let f = sym!(self, fmi2SetTime);
+        // SAFETY: plain values.
+        Status::from(unsafe { f(self.component, time) })
+    }
+
+    pub fn set_continuous_states(&mut self, x: &[f64]) -> Status {
+        let f = sym!(self, fmi2SetContinuousStates);
+        // SAFETY: an array of x.len() values.
+        Status::from(unsafe { f(self.component, x.as_ptr(), x.len()) })
+    }
+
+    /// Reads `n` values with one of the Model Exchange array getters.
+    fn get_array(
+        &mut self,
+        n: usize,
+        f: unsafe extern "C" fn(fmi2::fmi2Component, *mut f64, usize) -> fmi2::fmi2Status,
+    ) -> (Status, Vec<f64>) {
+        let mut values = vec![f64::NAN; n];
+        // SAFETY: a writable array of n values.
+        let s = unsafe { f(self.component, values.as_mut_ptr(), n) };
+        (Status::from(s), values)
+    }
+
+    pub fn get_continuous_states(&mut self, n: usize) -> (Status, Vec<f64>) {
+        let f = sym!(self, fmi2GetContinuousStates);
+        self.get_array(n, f)
+    }
+
+    pub fn get_derivatives(&mut self, n: usize) -> (Status, Vec<f64>) {
+        let f = sym!(self, fmi2GetDerivatives);
+        self.get_array(n, f)
+    }
+
+    pub fn get_event_indicators(&mut self, n: usize) -> (Status, Vec<f64>) {
+        let f = sym!(self, fmi2GetEventIndicators);
+        self.get_array(n, f)
+    }
+
+    pub fn get_nominals_of_continuous_states(&mut self, n: usize) -> (Status, Vec<f64>) {
+        let f = sym!(self, fmi2GetNominalsOfContinuousStates);
+        self.get_array(n, f)
     }
 }
 

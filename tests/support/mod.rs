@@ -12,6 +12,8 @@
 //!   `ELASTOGAP_TEST_ECHO_LOG=1` also prints every message to stderr.
 //! - [`cosim`]: the co-simulation master of `Modelica.Mechanics.Translational.Examples.ElastoGap`
 //!   shared by `examples/msl_elastogap.rs` and `tests/demo_accuracy.rs`.
+//! - [`model_exchange`]: the same example with the gaps as Model Exchange instances under an
+//!   adaptive integrator with event location.
 
 #![allow(dead_code, unused_imports)]
 
@@ -22,6 +24,7 @@ pub mod impact;
 pub mod instance;
 pub mod logger;
 pub mod model_description;
+pub mod model_exchange;
 pub mod msl_reference;
 
 pub use fmu::{default_fmu_path, Fmu};

@@ -78,6 +78,9 @@ pub struct ModelDescription {
     pub model_identifier: String,
     /// Every attribute of `<CoSimulation>` as written (capability flags and the like).
     pub co_simulation: HashMap<String, String>,
+    /// Every attribute of `<ModelExchange>`, if the FMU offers that interface.
+    pub model_exchange: Option<HashMap<String, String>>,
+    pub number_of_event_indicators: usize,
     /// `<LogCategories>`: (name, description).
     pub log_categories: Vec<(String, Option<String>)>,
     pub unit_names: Vec<String>,
@@ -120,6 +123,19 @@ impl ModelDescription {
             .get("modelIdentifier")
             .cloned()
             .ok_or("<CoSimulation> lacks modelIdentifier")?;
+
+        let model_exchange = child("ModelExchange").map(|me| {
+            me.attributes()
+                .map(|a| (a.name().to_string(), a.value().to_string()))
+                .collect::<HashMap<String, String>>()
+        });
+        let number_of_event_indicators = match root.attribute("numberOfEventIndicators") {
+            None => 0,
+            Some(text) => text
+                .trim()
+                .parse()
+                .map_err(|e| format!("numberOfEventIndicators {text:?}: {e}"))?,
+        };
 
         let log_categories = child("LogCategories")
             .map(|lc| {
@@ -237,6 +253,8 @@ impl ModelDescription {
                 .map(str::to_string),
             model_identifier,
             co_simulation,
+            model_exchange,
+            number_of_event_indicators,
             log_categories,
             unit_names,
             default_experiment,

@@ -1,0 +1,258 @@
+//! One instance as the importer holds it, the rules for getting and setting its variables, and
+//! [`run`], the one path of every call on an instance.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use fmi_sys::fmi2::{fmi2Component, fmi2Status, fmi2ValueReference};
+
+use super::logging::{error, Category, Failure, Logger, Outcome};
+use super::state::{Call, State};
+use super::{DISCARD, ERROR, FATAL, OK};
+use crate::model::{ElastoGap, Interface};
+use crate::variables::{by_value_reference, Causality, Kind, Variability, Variable};
+
+/// Marks a live instance, so a stale or foreign pointer is refused instead of used.
+pub(super) const LIVE: u64 = 0x454c_4153_544f_4741; // "ELASTOGA"
+
+pub(super) struct Instance {
+    pub(super) live: u64,
+    pub(super) state: State,
+    /// The state the last error interrupted: restoring an FMU state returns there (FMI 2.0,
+    /// 2.1.3: after fmi2Error a previously retrieved FMU state may be restored).
+    pub(super) state_before_error: State,
+    pub(super) logger: Logger,
+    pub(super) model: ElastoGap,
+    pub(super) start_time: f64,
+    /// FMU states handed out by this instance and not yet freed, so foreign pointers are refused.
+    pub(super) snapshots: Vec<*mut ElastoGap>,
+}
+
+impl Instance {
+    pub(super) fn new(interface: Interface, logger: Logger) -> Instance {
+        Instance {
+            live: LIVE,
+            state: State::Instantiated,
+            state_before_error: State::Instantiated,
+            logger,
+            model: ElastoGap::new(interface, 0.0),
+            start_time: 0.0,
+            snapshots: Vec::new(),
+        }
+    }
+
+    pub(super) fn interface(&self) -> Interface {
+        self.model.interface
+    }
+
+    pub(super) fn variable(
+        &self,
+        value_reference: fmi2ValueReference,
+        kind: Kind,
+    ) -> Result<&'static Variable, Failure> {
+        let variable = by_value_reference(value_reference)
+            .ok_or_else(|| error(format!("unknown value reference {value_reference}")))?;
+        if variable.kind != kind {
+            return Err(error(format!(
+                "value reference {value_reference} is {} ({:?}), not {kind:?}",
+                variable.name, variable.kind
+            )));
+        }
+        Ok(variable)
+    }
+
+    /// Checks that `variable` may be set now: parameters before initialization ends, inputs and
+    /// tunable parameters afterwards where the standard allows them, never outputs or locals.
+    fn check_settable(&self, variable: &Variable) -> Outcome {
+        match variable.causality {
+            Causality::Output | Causality::Local => Err(error(format!(
+                "{} is {}; only parameters and inputs can be set",
+                variable.name,
+                if variable.causality == Causality::Output {
+                    "an output"
+                } else {
+                    "a local variable"
+                }
+            ))),
+            Causality::Parameter
+                if self.state.is_running() && variable.variability == Variability::Fixed =>
+            {
+                Err(error(format!(
+                    "{} is a fixed parameter and cannot change after initialization",
+                    variable.name
+                )))
+            }
+            Causality::Parameter if self.state == State::ContinuousTimeMode => Err(error(format!(
+                "{} is a tunable parameter: it can change in Event Mode, not in Continuous-Time Mode",
+                variable.name
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn set_values(
+        &mut self,
+        values: impl Iterator<Item = (fmi2ValueReference, f64)> + Clone,
+        kind: Kind,
+    ) -> Outcome {
+        // All or nothing: every value is checked before any is stored, so a refused one leaves
+        // the whole call without effect.
+        for (value_reference, value) in values.clone() {
+            let variable = self.variable(value_reference, kind)?;
+            self.check_settable(variable)?;
+            // Inputs are checked at once; parameters once they take effect: at
+            // fmi2ExitInitializationMode, or now if the simulation is running.
+            let takes_effect_now =
+                variable.causality == Causality::Input || self.state.is_running();
+            if takes_effect_now {
+                ElastoGap::check_value(variable.var, value)
+                    .map_err(|violation| error(violation.to_string()))?;
+            }
+        }
+        for (value_reference, value) in values {
+            if let Some(variable) = by_value_reference(value_reference) {
+                self.model.set_value(variable.var, value);
+            }
+        }
+        // Where the discrete equations are active (initialization, Event Mode), the discrete
+        // variables follow the new values at once.
+        if self.interface() == Interface::ModelExchange
+            && matches!(
+                self.state,
+                State::Instantiated | State::InitializationMode | State::EventMode
+            )
+        {
+            self.model.update_at_event();
+        }
+        Ok(())
+    }
+
+    pub(super) fn get_values(
+        &self,
+        value_references: &[fmi2ValueReference],
+        kind: Kind,
+        mut write: impl FnMut(usize, f64),
+    ) -> Outcome {
+        for (k, value_reference) in value_references.iter().enumerate() {
+            let variable = self.variable(*value_reference, kind)?;
+            let value = self.model.value(variable.var);
+            check_computed(variable, value)?;
+            write(k, value);
+        }
+        Ok(())
+    }
+
+    /// The FMU states handed out stay valid: the importer owns them until fmi2FreeFMUstate or
+    /// fmi2FreeInstance, and may restore one taken before the reset.
+    pub(super) fn reset(&mut self) {
+        self.model = ElastoGap::new(self.interface(), 0.0);
+        self.start_time = 0.0;
+    }
+
+    pub(super) fn owns_snapshot(&self, snapshot: *mut ElastoGap) -> bool {
+        self.snapshots.contains(&snapshot)
+    }
+
+    fn free_snapshots(&mut self) {
+        for snapshot in self.snapshots.drain(..) {
+            // SAFETY: every pointer in the list came from Box::into_raw and was not yet freed.
+            drop(unsafe { Box::from_raw(snapshot) });
+        }
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.live = 0;
+        self.free_snapshots();
+    }
+}
+
+/// Refuses a non-finite computed value instead of returning it as fmi2OK: parameters and inputs
+/// that each keep their rules can still overflow the law together (a tiny s_ref with a large n,
+/// positions near the largest double).
+pub(super) fn check_computed(variable: &Variable, value: f64) -> Outcome {
+    let computed = matches!(variable.causality, Causality::Output | Causality::Local);
+    if computed && !value.is_finite() {
+        return Err(error(format!(
+            "{} = {value} is not finite: the inputs and parameters are out of the law's numeric range",
+            variable.name
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses non-finite values the FMU computed for an array of results.
+pub(super) fn check_finite(what: &str, values: &[f64]) -> Outcome {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(k) => Err(error(format!(
+            "{what}[{k}] = {} is not finite: the inputs and parameters are out of the law's numeric range",
+            values[k]
+        ))),
+    }
+}
+
+/// The one path of every instance call: instance check, state table, panic barrier, logging of
+/// failures and escalation of the instance state from the status.
+pub(super) fn run(
+    component: fmi2Component,
+    call: Call,
+    body: impl FnOnce(&mut Instance) -> Outcome,
+) -> fmi2Status {
+    if component.is_null() {
+        return ERROR;
+    }
+    let instance_ptr = component.cast::<Instance>();
+    // SAFETY: a non-NULL component is one this library returned from fmi2Instantiate and the
+    // importer has not freed; the liveness mark catches some misuse on top of that.
+    let instance = unsafe { &mut *instance_ptr };
+    if instance.live != LIVE {
+        return ERROR;
+    }
+    if instance.state == State::Fatal {
+        return FATAL;
+    }
+    if let Some(message) = call.refusal(instance.interface(), instance.state) {
+        instance.logger.log(ERROR, Category::StatusError, &message);
+        return ERROR;
+    }
+    match catch_unwind(AssertUnwindSafe(|| body(instance))) {
+        Ok(Ok(())) => OK,
+        Ok(Err(failure)) => {
+            let message = format!("{}: {}", call.name(), failure.message);
+            if failure.status == FATAL {
+                instance.state = State::Fatal;
+                instance.logger.log(FATAL, Category::StatusFatal, &message);
+            } else if failure.status == DISCARD {
+                instance
+                    .logger
+                    .log(DISCARD, Category::StatusDiscard, &message);
+            } else {
+                if instance.state != State::Error {
+                    instance.state_before_error = instance.state;
+                }
+                instance.state = State::Error;
+                instance
+                    .logger
+                    .log(failure.status, Category::StatusError, &message);
+            }
+            failure.status
+        }
+        Err(panic) => {
+            let reason = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            // SAFETY: the body's borrow ended with the unwind; the instance memory is intact.
+            let instance = unsafe { &mut *instance_ptr };
+            instance.state = State::Fatal;
+            let message = format!(
+                "{}: internal error, the instance is unusable: {reason}",
+                call.name()
+            );
+            instance.logger.log(FATAL, Category::StatusFatal, &message);
+            FATAL
+        }
+    }
+}

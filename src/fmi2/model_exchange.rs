@@ -1,0 +1,202 @@
+//! The Model Exchange functions. The importer's solver integrates the one continuous state,
+//! `E_loss` (its derivative is `lossPower`), and locates the events where the indicators change
+//! sign: contact start and end, and the switches of the damper bound. The force is continuous
+//! across all of them, so an event only updates `contact` and the held `f_mean`.
+
+#![allow(non_snake_case)]
+
+use fmi_sys::fmi2::{fmi2Boolean, fmi2Component, fmi2EventInfo, fmi2Real, fmi2Status};
+
+use super::arguments::{out, slice, slice_mut};
+use super::instance::{check_finite, run};
+use super::logging::{error, Category, Failure};
+use super::state::{Call, State};
+use super::OK;
+use crate::model::Number;
+use crate::variables::{EVENT_INDICATORS, STATES};
+
+/// The importer's array of `n` values must have exactly the model's length.
+fn check_length(what: &str, n: usize, expected: usize) -> Result<(), Failure> {
+    if n == expected {
+        Ok(())
+    } else {
+        Err(error(format!(
+            "{what} = {n}, but the model has {expected} (modelDescription.xml)"
+        )))
+    }
+}
+
+/// # Safety
+/// `c` as for every instance call.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
+    run(c, Call::EnterEventMode, |instance| {
+        instance.state = State::EventMode;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `fmi2eventInfo` points to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2NewDiscreteStates(
+    c: fmi2Component,
+    fmi2eventInfo: *mut fmi2EventInfo,
+) -> fmi2Status {
+    run(c, Call::NewDiscreteStates, |instance| {
+        let info = out(fmi2eventInfo, "fmi2eventInfo")?;
+        let contact_changed = instance.model.update_at_event();
+        if contact_changed && instance.logger.is_enabled(Category::Events) {
+            let message = format!(
+                "contact {} at t = {:.17}",
+                if instance.model.contact_at_event {
+                    "starts"
+                } else {
+                    "ends"
+                },
+                instance.model.time
+            );
+            instance.logger.log(OK, Category::Events, &message);
+        }
+        // No discrete state feeds back into the equations, so one pass settles the event; no
+        // state jumps and no time events.
+        *info = fmi2EventInfo::default();
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `c` as for every instance call.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status {
+    run(c, Call::EnterContinuousTimeMode, |instance| {
+        instance.state = State::ContinuousTimeMode;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `enterEventMode` and `terminateSimulation` point to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
+    c: fmi2Component,
+    noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
+    enterEventMode: *mut fmi2Boolean,
+    terminateSimulation: *mut fmi2Boolean,
+) -> fmi2Status {
+    let _ = noSetFMUStatePriorToCurrentPoint;
+    run(c, Call::CompletedIntegratorStep, |instance| {
+        let enter_event_mode = out(enterEventMode, "enterEventMode")?;
+        let terminate = out(terminateSimulation, "terminateSimulation")?;
+        instance.model.completed_integrator_step();
+        *enter_event_mode = 0;
+        *terminate = 0;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `c` as for every instance call.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status {
+    run(c, Call::SetTime, |instance| {
+        if !time.is_finite() {
+            return Err(error(format!("time = {time} must be finite")));
+        }
+        instance.model.time = time;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `x` holds `nx` values.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2SetContinuousStates(
+    c: fmi2Component,
+    x: *const fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    run(c, Call::SetContinuousStates, |instance| {
+        check_length("nx", nx, STATES.len())?;
+        let values = slice(x, nx, "x[]")?;
+        if let Some(k) = values.iter().position(|v| !v.is_finite()) {
+            return Err(error(format!(
+                "x[{k}] = {} is not finite",
+                Number(values[k])
+            )));
+        }
+        let mut states = [0.0; STATES.len()];
+        states.copy_from_slice(values);
+        instance.model.set_continuous_states(&states);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `derivatives` holds `nx` writable values.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetDerivatives(
+    c: fmi2Component,
+    derivatives: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    run(c, Call::GetDerivatives, |instance| {
+        check_length("nx", nx, STATES.len())?;
+        let target = slice_mut(derivatives, nx, "derivatives[]")?;
+        let values = instance.model.derivatives();
+        check_finite("derivatives", &values)?;
+        target.copy_from_slice(&values);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `eventIndicators` holds `ni` writable values.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetEventIndicators(
+    c: fmi2Component,
+    eventIndicators: *mut fmi2Real,
+    ni: usize,
+) -> fmi2Status {
+    run(c, Call::GetEventIndicators, |instance| {
+        check_length("ni", ni, EVENT_INDICATORS.len())?;
+        let target = slice_mut(eventIndicators, ni, "eventIndicators[]")?;
+        let values = instance.model.event_indicators();
+        check_finite("eventIndicators", &values)?;
+        target.copy_from_slice(&values);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `x` holds `nx` writable values.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetContinuousStates(
+    c: fmi2Component,
+    x: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    run(c, Call::GetContinuousStates, |instance| {
+        check_length("nx", nx, STATES.len())?;
+        let target = slice_mut(x, nx, "x[]")?;
+        target.copy_from_slice(&instance.model.continuous_states());
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `x_nominal` holds `nx` writable values.
+#[no_mangle]
+pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
+    c: fmi2Component,
+    x_nominal: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    run(c, Call::GetNominalsOfContinuousStates, |_| {
+        check_length("nx", nx, STATES.len())?;
+        // E_loss is an energy in J; 1 J keeps the solver's absolute tolerance meaningful for the
+        // joule-scale contacts the element is made for.
+        slice_mut(x_nominal, nx, "x_nominal[]")?.fill(1.0);
+        Ok(())
+    })
+}
