@@ -142,8 +142,14 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     plot(&run, reference.as_ref(), &svg).map_err(|e| format!("plot {}: {e}", svg.display()))?;
 
     let o = &run.options;
+    let model_exchange = o.coupling == Coupling::ModelExchange;
     println!(
-        "Modelica.Mechanics.Translational.Examples.ElastoGap, co-simulated 0..{} s",
+        "Modelica.Mechanics.Translational.Examples.ElastoGap, {} 0..{} s",
+        if model_exchange {
+            "Model Exchange"
+        } else {
+            "co-simulated"
+        },
         o.stop_time
     );
     println!(
@@ -153,9 +159,14 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
         fmu.model_description.guid
     );
     println!(
-        "  step:      {} s ({} communication steps, {:.0} ms wall time)",
+        "  step:      {} s ({} {}, {:.0} ms wall time)",
         o.step,
         run.rows.len() - 1,
+        if model_exchange {
+            "output intervals"
+        } else {
+            "communication steps"
+        },
         elapsed.as_secs_f64() * 1e3
     );
     println!(

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The demo: set up the machine, build and package the FMU, then simulate
 # Modelica.Mechanics.Translational.Examples.ElastoGap with the FMU inside a small Rust master
-# (examples/msl_elastogap.rs). Results (CSV and plots) go to out/.
+# (examples/msl_elastogap.rs), twice: as a co-simulation (two co-simulation instances, 10 ms steps)
+# and with the FMU imported as Model Exchange (an adaptive integrator that locates the FMU's events).
+# Results (CSV and plots) go to out/.
 #
 #   bash packaging/demo.sh                                  # the README's first command
 #   bash packaging/demo.sh --reference path/to/ElastoGap.csv
 #
-# Extra arguments are passed to the example; with --reference it compares its result with the MSL
-# reference result and fails when a compared signal leaves the 2e-3 tube.
+# Extra arguments are passed to both runs of the example; with --reference each compares its result
+# with the MSL reference result and fails when a compared signal leaves the 2e-3 tube.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,11 +21,16 @@ bash packaging/setup.sh
 fmu="target/fmu/ElastoGap.fmu"
 out="out"
 mkdir -p "$out"
-echo "demo: cargo run --release --example msl_elastogap -- --fmu $fmu --out $out/ $*"
 # The master is not the FMU: it needs no LTO nor a single codegen unit (the same build as the tests in
 # tests/run_all.sh). The FMU it loads is the packaged one, built with the release profile as it ships.
-CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo run --release --example msl_elastogap -- --fmu "$fmu" --out "$out/" "$@"
+run_example() {
+    echo "demo: cargo run --release --example msl_elastogap -- --fmu $fmu --out $out/ $*"
+    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+        cargo run --release --example msl_elastogap -- --fmu "$fmu" --out "$out/" "$@"
+}
+run_example "$@"
+echo
+run_example --coupling model-exchange --step 0.005 "$@"
 
 shopt -s nullglob
 svgs=("$out"/*.svg)

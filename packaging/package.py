@@ -12,7 +12,7 @@
    and `documentation/index.html`. The page's tables are generated from the built modelDescription.xml,
    and its force plot is computed by calling the built binary through FMPy.
 3. Zips the directory to `target/fmu/<modelIdentifier>.fmu`.
-4. Validates: the binary exports every FMI 2.0 co-simulation function, `fmpy.validation.validate_fmu`
+4. Validates: the binary exports every FMI 2.0 co-simulation and Model Exchange function, `fmpy.validation.validate_fmu`
    finds no problem, and `fmutool -input <fmu> -check` (fmu-manipulation-toolbox) reports no error.
 
 The packaging itself uses only the standard library; the plot and the validation need FMPy and the
@@ -42,7 +42,7 @@ FMU_ROOT = ROOT / "target" / "fmu"
 # The oldest glibc the Linux binary must load with (RHEL/CentOS 7; Ubuntu 18.04 has 2.27).
 GLIBC_FLOOR = "2.17"
 
-# Every function of the FMI 2.0 common and co-simulation API. Importers such as fmusim resolve all of
+# Every function of the FMI 2.0 common, co-simulation and Model Exchange API. Importers such as fmusim resolve all of
 # them at load time, optional ones included: one missing symbol makes the FMU unusable there.
 FMI2_FUNCTIONS = """
 fmi2GetTypesPlatform fmi2GetVersion fmi2SetDebugLogging fmi2Instantiate fmi2FreeInstance
@@ -176,7 +176,12 @@ class ModelDescription:
         if co_simulation is None:
             raise PackagingError(f"{path}: no <CoSimulation> element")
         self.co_simulation = dict(co_simulation.attrib)
+        model_exchange = root.find("ModelExchange")
+        self.model_exchange = dict(model_exchange.attrib) if model_exchange is not None else None
+        self.number_of_event_indicators = int(root.get("numberOfEventIndicators", "0"))
         self.model_identifier = co_simulation.get("modelIdentifier")
+        if self.model_exchange is not None and self.model_exchange.get("modelIdentifier") != self.model_identifier:
+            raise PackagingError(f"{path}: <ModelExchange> and <CoSimulation> name different binaries; one serves both")
         if not self.model_identifier or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.model_identifier):
             raise PackagingError(f"{path}: modelIdentifier {self.model_identifier!r} is not a C identifier")
         experiment = root.find("DefaultExperiment")
@@ -588,11 +593,14 @@ VARIABLE_HEADERS = ["Name", "VR", "Type", "Causality", "Variability", "Unit", "S
 
 
 def documentation_html(md, plot_svg):
-    co = md.co_simulation
-    capabilities = html_table(
-        ["Attribute", "Value"],
-        [[f"<code>{html.escape(k)}</code>", html.escape(v)] for k, v in co.items()],
-    )
+    def capability_table(attributes):
+        return html_table(
+            ["Attribute", "Value"],
+            [[f"<code>{html.escape(k)}</code>", html.escape(v)] for k, v in attributes.items()],
+        )
+
+    capabilities = capability_table(md.co_simulation)
+    me_capabilities = capability_table(md.model_exchange or {})
     outputs = [v for v in md.variables if v["causality"] == "output"]
     structure_rows = []
     for v in outputs:
@@ -600,7 +608,7 @@ def documentation_html(md, plot_svg):
         if dependencies is None:
             text = "all inputs (not declared)"
         elif not dependencies:
-            text = "none: changes only in <code>fmi2DoStep</code>"
+            text = "none: changes only in <code>fmi2DoStep</code> (co-simulation) or as a state"
         else:
             text = ", ".join(f"<code>{html.escape(d)}</code>" for d in dependencies)
         structure_rows.append([f"<code>{html.escape(v['name'])}</code>", text])
@@ -628,13 +636,14 @@ def documentation_html(md, plot_svg):
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{e(md.model_name)}: FMI 2.0 co-simulation FMU</title>
+<title>{e(md.model_name)}: FMI 2.0 FMU for co-simulation and Model Exchange</title>
 <style>{CSS}</style>
 </head>
 <body>
 <h1>{e(md.model_name)}</h1>
-<p class="subtitle">FMI 2.0 co-simulation FMU of <code>Modelica.Mechanics.Translational.Components.ElastoGap</code>
-(Modelica Standard Library 4.1), with internal substepping over each communication step.</p>
+<p class="subtitle">FMI 2.0 FMU of <code>Modelica.Mechanics.Translational.Components.ElastoGap</code>
+(Modelica Standard Library 4.1) for co-simulation, with internal substepping over each communication step,
+and for Model Exchange: one binary serves both interfaces.</p>
 
 <table>
 <tr><th>Model identifier</th><td><code>{e(md.model_identifier)}</code></td></tr>
@@ -650,7 +659,8 @@ closer than <code>s_rel0</code>: a contact with a gap. It is the MSL component <
 end stops, impacts and backlash. The spring force follows a power law with exponent <code>n</code>; the
 damper force is bounded by the spring force, so the contact force never pulls (f &le; 0) and vanishes
 continuously when contact ends, unlike an unbounded linear damper.</p>
-<p>As a co-simulation slave the component has no states of its own. The master simulates the bodies on
+<p>As a co-simulation slave the component has no states of its own (as Model Exchange, see below, its one
+state is the dissipated energy). The master simulates the bodies on
 both sides and, every communication step, gives the FMU the absolute position and velocity of each flange
 (inputs <code>flange_a.s</code>, <code>flange_a.v</code>, <code>flange_b.s</code>, <code>flange_b.v</code>);
 the FMU returns the force. Sign convention of the MSL: <code>f</code> is the force acting at flange_b, the
@@ -716,6 +726,39 @@ integrated by the master over the steps it adds up exactly to <code>-E_loss</cod
 at the current inputs.</td></tr>
 </table>
 
+<h2>Model Exchange</h2>
+<p>Imported as Model Exchange (Dymola, OpenModelica, FMPy with <code>fmi_type='ModelExchange'</code>), the
+element is what the importer's own solver sees: no substepping and no extrapolation, since the solver
+follows the motion itself.</p>
+<table>
+<tr><th>Variable</th><th>Meaning in Model Exchange</th></tr>
+<tr><td><code>f</code>, <code>lossPower</code>, <code>heatPort.Q_flow</code>, <code>s_rel</code>,
+<code>v_rel</code>, <code>f_c</code>, <code>f_d</code></td>
+<td>Direct functions of the inputs of the moment. <code>heatPort.Q_flow</code> = &minus;<code>lossPower</code>
+when <code>useHeatPort</code> = true, else 0.</td></tr>
+<tr><td><code>E_loss</code></td><td>The one continuous state; its derivative <code>der(E_loss)</code> =
+<code>lossPower</code>. The importer integrates it (<code>fmi2GetContinuousStates</code>,
+<code>fmi2SetContinuousStates</code>, <code>fmi2GetDerivatives</code>); nominal 1 J.</td></tr>
+<tr><td><code>contact</code></td><td>A discrete output: the contact as of the last event (Event Mode or
+initialization). The force itself is continuous across contact start and end, so nothing jumps there.</td></tr>
+<tr><td><code>f_mean</code></td><td>Has no meaning of its own (there is no communication step): it holds
+<code>f</code> as of the last event or <code>fmi2CompletedIntegratorStep</code>, and never depends on the inputs
+directly, as in co-simulation.</td></tr>
+<tr><td><code>maxSubstepSize</code>, <code>maxSubstepCount</code>, <code>accelerationEstimate</code></td>
+<td>Not used.</td></tr>
+</table>
+<p>{md.number_of_event_indicators} event indicators, in this order, let a variable-step solver locate
+every point where the law is not smooth:</p>
+<ol>
+<li><code>s_rel - s_rel0</code>: contact starts where it falls through 0 and ends where it rises through 0.</li>
+<li><code>|d&middot;v_rel| + f_c</code>: positive while the damper force is bounded by the spring force
+(pressing in fast, or separating), negative while the damper is linear. Outside contact <code>f_c</code> = 0
+and it only touches 0 where <code>v_rel</code> = 0, so free flight raises no events.</li>
+</ol>
+<p>An event needs one pass of <code>fmi2NewDiscreteStates</code>: no discrete state feeds back, the
+continuous state never jumps and there are no time events. Directional derivatives cover
+<code>der(E_loss)</code> and the outputs with respect to the inputs and the state.</p>
+
 <h2>Parameters</h2>
 {html_table(VARIABLE_HEADERS, variable_rows(md, {"parameter", "calculatedParameter"}), numeric=(1, 6))}
 
@@ -732,6 +775,9 @@ at the current inputs.</td></tr>
 
 <h2>Co-simulation capabilities</h2>
 {capabilities}
+
+<h2>Model Exchange capabilities</h2>
+{me_capabilities}
 
 <h2>Log categories</h2>
 {categories}

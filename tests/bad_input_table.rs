@@ -1,11 +1,11 @@
-//! The README's bad-input tables, executed. Every row of the tables under `## Bad input` names a
+//! The bad-input tables of `docs/bad-input.md`, executed. Every row of its tables names a
 //! case by its key; this file runs that case through the packaged FMU (the test importer in
 //! `tests/support`) and checks what the row promises: the returned status, the logged message and
 //! the state the instance is left in, then that a legal call from that state succeeds. A row
 //! without a case and a case without a row both fail the test, so the table and the FMU cannot
 //! drift apart.
 //!
-//! Every instance here has `loggingOn = fmi2False`: the README says errors are logged regardless.
+//! Every instance here has `loggingOn = fmi2False`: the table says errors are logged regardless.
 
 mod support;
 
@@ -19,7 +19,7 @@ use fmi_sys::fmi2;
 use support::{Fmu, FmuState, Instance, InstantiateOptions, LogRecord, ResourceUri, Status};
 
 // ---------------------------------------------------------------------------------------------
-// The README side
+// The table side
 // ---------------------------------------------------------------------------------------------
 
 /// One row of a bad-input table, its cells as written (backslash-escaped pipes resolved).
@@ -58,22 +58,25 @@ fn is_separator(line: &str) -> bool {
             .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':')))
 }
 
-fn readme() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-    std::fs::read_to_string(path).expect("README.md is readable")
+/// Where the tables are, relative to the crate.
+const TABLE_FILE: &str = "docs/bad-input.md";
+
+fn table_document() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/bad-input.md");
+    std::fs::read_to_string(path).expect("docs/bad-input.md is readable")
 }
 
-/// The rows of every table in the README's `## Bad input` section. Columns are found by their
+/// The rows of every table in the `# Bad input` document. Columns are found by their
 /// header, so they may be reordered.
-fn bad_input_rows(readme: &str) -> Vec<Row> {
-    let lines: Vec<&str> = readme.lines().collect();
+fn bad_input_rows(document: &str) -> Vec<Row> {
+    let lines: Vec<&str> = document.lines().collect();
     let start = lines
         .iter()
-        .position(|l| l.trim_end() == "## Bad input")
-        .expect("README.md has a '## Bad input' section");
+        .position(|l| l.trim_end() == "# Bad input")
+        .expect("docs/bad-input.md starts with '# Bad input'");
     let end = lines[start + 1..]
         .iter()
-        .position(|l| l.starts_with("## "))
+        .position(|l| l.starts_with("# ") || l.starts_with("## "))
         .map_or(lines.len(), |k| start + 1 + k);
 
     let mut rows = Vec::new();
@@ -92,7 +95,7 @@ fn bad_input_rows(readme: &str) -> Vec<Row> {
                 .position(|h| h.to_lowercase().starts_with(prefix))
                 .unwrap_or_else(|| {
                     panic!(
-                        "README.md:{}: table header {header:?} has no column '{prefix}…'",
+                        "{TABLE_FILE}:{}: table header {header:?} has no column '{prefix}…'",
                         k + 1
                     )
                 })
@@ -109,7 +112,7 @@ fn bad_input_rows(readme: &str) -> Vec<Row> {
             assert_eq!(
                 cells.len(),
                 header.len(),
-                "README.md:{}: {} cells under a header of {}",
+                "{TABLE_FILE}:{}: {} cells under a header of {}",
                 k + 1,
                 cells.len(),
                 header.len()
@@ -744,7 +747,7 @@ fn null_instance_calls(fmu: &Arc<Fmu>) -> Status {
     first
 }
 
-/// The cases by README key.
+/// The cases by table key.
 const CASES: &[(&str, Case)] = &[
     // ---- fmi2Instantiate
     ("wrong-guid", |fmu| {
@@ -1256,7 +1259,7 @@ fn check_row(fmu: &Arc<Fmu>, row: &Row, case: Case) -> Result<(), String> {
 
     if outcome.returned != returned {
         return Err(format!(
-            "returned {:?}, the README says {returned:?}; log {:?}",
+            "returned {:?}, the table says {returned:?}; log {:?}",
             outcome.returned,
             messages(&outcome.logs)
         ));
@@ -1268,7 +1271,7 @@ fn check_row(fmu: &Arc<Fmu>, row: &Row, case: Case) -> Result<(), String> {
     {
         return Err(format!("malformed log record {bad:?}"));
     }
-    // The README promises that a message starts with the name of the function that failed.
+    // The table promises that a message starts with the name of the function that failed.
     if let Some(unnamed) = outcome
         .logs
         .iter()
@@ -1282,7 +1285,7 @@ fn check_row(fmu: &Arc<Fmu>, row: &Row, case: Case) -> Result<(), String> {
     if excerpts.is_empty() {
         if !outcome.logs.is_empty() {
             return Err(format!(
-                "the README says nothing is logged, but: {:?}",
+                "the table says nothing is logged, but: {:?}",
                 messages(&outcome.logs)
             ));
         }
@@ -1315,20 +1318,18 @@ fn check_row(fmu: &Arc<Fmu>, row: &Row, case: Case) -> Result<(), String> {
         (After::Instance(mut inst), Some(expected)) => {
             let actual = state_of(&mut inst);
             if actual != expected {
-                return Err(format!(
-                    "left in state {actual}, the README says {expected}"
-                ));
+                return Err(format!("left in state {actual}, the table says {expected}"));
             }
             continue_from(&mut inst, expected)
         }
         (After::NoInstance, Some(expected)) => Err(format!(
-            "no instance is left, the README says state {expected}"
+            "no instance is left, the table says state {expected}"
         )),
         (After::Checked(actual), expected) => Err(format!(
-            "left in state {actual}, the README says {expected:?}"
+            "left in state {actual}, the table says {expected:?}"
         )),
         (After::Instance(mut inst), None) => Err(format!(
-            "an instance is left in state {}, the README says none",
+            "an instance is left in state {}, the table says none",
             state_of(&mut inst)
         )),
     }
@@ -1342,7 +1343,7 @@ fn table_failures(fmu: &Arc<Fmu>, rows: &[Row]) -> Vec<String> {
     for row in rows {
         if !keys.insert(row.key.as_str()) {
             failures.push(format!(
-                "README.md:{}: key `{}` is used twice",
+                "{TABLE_FILE}:{}: key `{}` is used twice",
                 row.line, row.key
             ));
         }
@@ -1350,7 +1351,7 @@ fn table_failures(fmu: &Arc<Fmu>, rows: &[Row]) -> Vec<String> {
     let case_keys: BTreeSet<&str> = CASES.iter().map(|(key, _)| *key).collect();
     assert_eq!(case_keys.len(), CASES.len(), "a case key is defined twice");
     for key in case_keys.difference(&keys) {
-        failures.push(format!("case `{key}` has no row in the README"));
+        failures.push(format!("case `{key}` has no row in the table"));
     }
     for row in rows {
         let failure = match CASES.iter().find(|(key, _)| *key == row.key) {
@@ -1358,18 +1359,21 @@ fn table_failures(fmu: &Arc<Fmu>, rows: &[Row]) -> Vec<String> {
             Some((_, case)) => check_row(fmu, row, *case).err(),
         };
         if let Some(failure) = failure {
-            failures.push(format!("README.md:{} `{}`: {failure}", row.line, row.key));
+            failures.push(format!(
+                "{TABLE_FILE}:{} `{}`: {failure}",
+                row.line, row.key
+            ));
         }
     }
     failures
 }
 
 #[test]
-fn every_row_of_the_readme_bad_input_table_holds() {
-    let rows = bad_input_rows(&readme());
+fn every_row_of_the_bad_input_table_holds() {
+    let rows = bad_input_rows(&table_document());
     assert!(
         rows.len() >= 40,
-        "the README's bad-input tables have only {} rows; is the section intact?",
+        "the bad-input tables have only {} rows; is the section intact?",
         rows.len()
     );
     let failures = table_failures(&Fmu::load_default(), &rows);
@@ -1382,11 +1386,11 @@ fn every_row_of_the_readme_bad_input_table_holds() {
     );
 }
 
-/// The README with the cell text `from` replaced by `to` in the row of `key`.
-fn with_row_changed(readme: &str, key: &str, from: &str, to: &str) -> String {
+/// The table document with the cell text `from` replaced by `to` in the row of `key`.
+fn with_row_changed(document: &str, key: &str, from: &str, to: &str) -> String {
     let marker = format!("| `{key}` |");
     let mut changed = 0;
-    let lines: Vec<String> = readme
+    let lines: Vec<String> = document
         .lines()
         .map(|line| {
             if line.starts_with(&marker) && line.contains(from) {
@@ -1401,22 +1405,22 @@ fn with_row_changed(readme: &str, key: &str, from: &str, to: &str) -> String {
     lines.join("\n")
 }
 
-/// The check itself can fail: each kind of drift between the README and the FMU is reported.
+/// The check itself can fail: each kind of drift between the table and the FMU is reported.
 #[test]
 fn drift_between_table_and_fmu_is_reported() {
     let fmu = Fmu::load_default();
-    let readme = readme();
+    let document = table_document();
     let row_of = |key: &str| {
-        readme
+        document
             .lines()
             .find(|l| l.starts_with(&format!("| `{key}` |")))
-            .unwrap_or_else(|| panic!("the README has a row `{key}`"))
+            .unwrap_or_else(|| panic!("the table has a row `{key}`"))
             .to_string()
     };
     let drifts = [
         (
             with_row_changed(
-                &readme,
+                &document,
                 "unknown-value-reference",
                 "reference 99`",
                 "reference 98`",
@@ -1424,49 +1428,59 @@ fn drift_between_table_and_fmu_is_reported() {
             "no Error record under logStatusError contains",
         ),
         (
-            with_row_changed(&readme, "negative-c", "`fmi2Error`", "`fmi2OK`"),
-            "returned Status(Error), the README says Status(Ok)",
+            with_row_changed(&document, "negative-c", "`fmi2Error`", "`fmi2OK`"),
+            "returned Status(Error), the table says Status(Ok)",
         ),
         (
             with_row_changed(
-                &readme,
+                &document,
                 "step-before-initialization",
                 "Instantiated (unchanged)",
                 "Error",
             ),
-            "left in state Instantiated, the README says Error",
+            "left in state Instantiated, the table says Error",
         ),
         (
-            with_row_changed(&readme, "set-output", "| Error |", "| StepComplete |"),
-            "left in state Error, the README says StepComplete",
-        ),
-        (
-            with_row_changed(&readme, "null-resource-uri", "| Instantiated |", "| none |"),
-            "the README says none",
-        ),
-        (
-            with_row_changed(&readme, "wrong-guid", "| NULL |", "| an instance |"),
-            "returned Instance(false), the README says Instance(true)",
+            with_row_changed(&document, "set-output", "| Error |", "| StepComplete |"),
+            "left in state Error, the table says StepComplete",
         ),
         (
             with_row_changed(
-                &readme,
+                &document,
+                "null-resource-uri",
+                "| Instantiated |",
+                "| none |",
+            ),
+            "the table says none",
+        ),
+        (
+            with_row_changed(&document, "wrong-guid", "| NULL |", "| an instance |"),
+            "returned Instance(false), the table says Instance(true)",
+        ),
+        (
+            with_row_changed(
+                &document,
                 "n-below-1",
                 "`n = 0.5 is not allowed: it must be a finite number >= 1`",
                 "—",
             ),
-            "the README says nothing is logged",
+            "the table says nothing is logged",
         ),
         (
-            with_row_changed(&readme, "empty-null-arrays", "| — |", "| `vr[] is NULL` |"),
+            with_row_changed(
+                &document,
+                "empty-null-arrays",
+                "| — |",
+                "| `vr[] is NULL` |",
+            ),
             "no Ok record",
         ),
         (
-            readme.replace(&format!("{}\n", row_of("cancel-step")), ""),
-            "case `cancel-step` has no row in the README",
+            document.replace(&format!("{}\n", row_of("cancel-step")), ""),
+            "case `cancel-step` has no row in the table",
         ),
         (
-            readme.replace(
+            document.replace(
                 &row_of("cancel-step"),
                 &format!(
                     "{}\n{}",
@@ -1477,7 +1491,7 @@ fn drift_between_table_and_fmu_is_reported() {
             "the row has no case",
         ),
         (
-            readme.replace(
+            document.replace(
                 &row_of("cancel-step"),
                 &format!("{}\n{}", row_of("cancel-step"), row_of("cancel-step")),
             ),
@@ -1488,7 +1502,7 @@ fn drift_between_table_and_fmu_is_reported() {
         let failures = table_failures(&fmu, &bad_input_rows(&changed));
         assert!(
             failures.iter().any(|f| f.contains(expected)),
-            "a README changed to fail with {expected:?} gave {failures:#?}"
+            "a table changed to fail with {expected:?} gave {failures:#?}"
         );
         assert_eq!(
             failures.len(),
