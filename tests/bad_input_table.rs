@@ -375,14 +375,7 @@ fn continue_from(inst: &mut Instance, state: &str) -> Result<(), String> {
         }
         other => return Err(format!("no legal continuation from {other}")),
     }
-    let logs = inst.sink().take();
-    if calls.iter().any(|(_, s)| *s != Status::Ok) || !logs.is_empty() {
-        return Err(format!(
-            "continuing from {state}: {calls:?}, log {:?}",
-            messages(&logs)
-        ));
-    }
-    Ok(())
+    continuation_succeeded(inst, state, &calls)
 }
 
 /// [`continue_from`] for a Model Exchange instance: on to Continuous-Time Mode and one
@@ -429,6 +422,15 @@ fn continue_model_exchange_from(inst: &mut Instance, state: &str) -> Result<(), 
         "fmi2CompletedIntegratorStep",
         inst.completed_integrator_step(true).0,
     ));
+    continuation_succeeded(inst, state, &calls)
+}
+
+/// Every call of a continuation returned fmi2OK and nothing was logged.
+fn continuation_succeeded(
+    inst: &mut Instance,
+    state: &str,
+    calls: &[(&str, Status)],
+) -> Result<(), String> {
     let logs = inst.sink().take();
     if calls.iter().any(|(_, s)| *s != Status::Ok) || !logs.is_empty() {
         return Err(format!(
@@ -469,7 +471,15 @@ enum After {
 type Case = fn(&Arc<Fmu>) -> Outcome;
 
 fn fresh(fmu: &Arc<Fmu>) -> Instance {
-    Instance::instantiate(fmu, &InstantiateOptions::named("bad-input"))
+    fresh_of_type(fmu, fmi2::fmi2Type_fmi2CoSimulation)
+}
+
+fn fresh_of_type(fmu: &Arc<Fmu>, fmu_type: fmi2::fmi2Type) -> Instance {
+    let options = InstantiateOptions {
+        fmu_type,
+        ..InstantiateOptions::named("bad-input")
+    };
+    Instance::instantiate(fmu, &options)
         .unwrap_or_else(|f| panic!("fmi2Instantiate failed: {:#?}", f.logs))
 }
 
@@ -484,13 +494,11 @@ fn call_model_exchange(
     stage: fn(&mut Instance),
     bad: fn(&mut Instance) -> Status,
 ) -> Outcome {
-    let options = InstantiateOptions {
-        fmu_type: fmi2::fmi2Type_fmi2ModelExchange,
-        ..InstantiateOptions::named("bad-input")
-    };
-    let inst = Instance::instantiate(fmu, &options)
-        .unwrap_or_else(|f| panic!("fmi2Instantiate failed: {:#?}", f.logs));
-    call_on(inst, stage, bad)
+    call_on(
+        fresh_of_type(fmu, fmi2::fmi2Type_fmi2ModelExchange),
+        stage,
+        bad,
+    )
 }
 
 fn call_on(

@@ -7,8 +7,6 @@
 
 mod support;
 
-use std::path::Path;
-
 use support::cosim::{self, Coupling, DemoOptions, TimeSeries, COMPARISON_SIGNALS, TUBE};
 use support::Fmu;
 
@@ -38,12 +36,9 @@ fn high_accuracy_solution_converges_and_matches_closed_form_and_msl() {
         "mass1 differs from its closed form by {worst:e}"
     );
 
-    let reference =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/ElastoGap/ElastoGap.csv");
-    if !reference.is_file() {
-        println!("{} not found: MSL comparison skipped", reference.display());
+    let Some(reference) = shared_reference_csv() else {
         return;
-    }
+    };
     let msl = TimeSeries::read_csv(&reference).expect("read the MSL reference");
     let columns: Vec<&[f64]> = COMPARISON_SIGNALS
         .iter()

@@ -11,7 +11,6 @@
 
 mod support;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use fmi_sys::fmi2;
@@ -133,12 +132,9 @@ fn msl_example_as_model_exchange_matches_the_high_accuracy_solution_and_msl() {
     );
     assert!(drift < 1e-7, "energy is not conserved: drift {drift:e} J");
 
-    let reference =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/ElastoGap/ElastoGap.csv");
-    if !reference.is_file() {
-        println!("{} not found: MSL comparison skipped", reference.display());
+    let Some(reference) = msl_reference::shared_reference_csv() else {
         return;
-    }
+    };
     let msl = TimeSeries::read_csv(&reference).expect("read the MSL reference");
     let deviation = support::cosim::max_deviation_from_csv(&run, &msl).expect("compare");
     for (name, (d, t)) in COMPARISON_SIGNALS.iter().zip(deviation) {
@@ -384,4 +380,41 @@ fn fmu_state_of_a_model_exchange_instance_restores_everything() {
     assert!(inst.boolean("contact"));
     assert_eq!(inst.free_fmu_state(&mut state), Status::Ok);
     assert_eq!(inst.free_fmu_state(&mut restored), Status::Ok);
+}
+
+/// What OpenModelica's Model Exchange import does: `fmi2SetTime` right after instantiation (before
+/// 2022) and every parameter written again after `fmi2ExitInitializationMode` (before 2026-08).
+/// Both are accepted, the second only as long as a fixed parameter keeps its value.
+#[test]
+fn openmodelica_call_sequence_is_accepted() {
+    let fmu = Fmu::load_default();
+    let mut inst = me_instance(&fmu, "openmodelica");
+    assert_eq!(inst.set_time(0.0), Status::Ok);
+    assert_eq!(inst.setup_experiment(None, 0.0, None), Status::Ok);
+    assert_eq!(inst.enter_initialization_mode(), Status::Ok);
+    assert_eq!(inst.exit_initialization_mode(), Status::Ok);
+    for (p, v) in [("c", C), ("d", D), ("s_rel0", S_REL0)] {
+        assert_eq!(inst.set_real_by_name(p, v), Status::Ok, "{p}");
+    }
+    assert_eq!(inst.set_boolean_by_name("useHeatPort", false), Status::Ok);
+    assert_eq!(inst.new_discrete_states().0, Status::Ok);
+    assert_eq!(inst.enter_continuous_time_mode(), Status::Ok);
+    set_motion(&mut inst, 0.005, -1.0);
+    let (f, ..) = law(C, D, S_REL0, 0.005, -1.0);
+    assert!(
+        (inst.real("f") - f).abs() <= 1e-12 * f.abs(),
+        "the parameters took effect"
+    );
+    assert_eq!(inst.real("heatPort.Q_flow"), 0.0);
+    assert!(inst.logs().is_empty(), "{:?}", inst.logs());
+
+    // A change of the fixed parameter cannot be honoured after initialization: refused.
+    assert_eq!(inst.enter_event_mode(), Status::Ok);
+    assert_eq!(inst.set_boolean_by_name("useHeatPort", true), Status::Error);
+    assert!(inst
+        .logs()
+        .last()
+        .unwrap()
+        .message
+        .contains("fixed parameter"));
 }

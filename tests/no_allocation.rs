@@ -1,4 +1,5 @@
-//! The hot path allocates nothing: `fmi2DoStep`, `fmi2SetReal` and `fmi2GetReal` are called
+//! The hot paths allocate nothing: `fmi2DoStep`, `fmi2SetReal` and `fmi2GetReal`, and the Model
+//! Exchange calls a solver makes at every right-hand side, step and event, are called
 //! in-process (the library linked as an rlib) under a global allocator that counts.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -108,6 +109,86 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
             "steps in contact {contact_steps}, free {free_steps}"
         );
         assert_eq!(allocations, 0, "allocations in 20,000 set/step/get cycles");
+        fmi2FreeInstance(c);
+    }
+}
+
+/// Model Exchange: what a solver calls at every right-hand side and every step allocates nothing
+/// either, in and out of contact and across events.
+#[test]
+fn model_exchange_right_hand_sides_and_events_do_not_allocate() {
+    let callbacks = fmi2CallbackFunctions {
+        logger: None,
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut::<c_void>(),
+    };
+    let guid = std::ffi::CString::new(elastogap::GUID).unwrap();
+    let name: &CStr = c"model exchange hot path";
+    let vr = |var| by_var(var).value_reference;
+    unsafe {
+        let c = fmi2Instantiate(
+            name.as_ptr(),
+            0,
+            guid.as_ptr(),
+            std::ptr::null::<c_char>(),
+            &callbacks,
+            0,
+            0,
+        );
+        assert!(!c.is_null());
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
+        let parameters = [vr(Var::C), vr(Var::D)];
+        assert_eq!(
+            fmi2SetReal(c, parameters.as_ptr(), 2, [1e4, 20.0].as_ptr()),
+            0
+        );
+        assert_eq!(fmi2EnterInitializationMode(c), 0);
+        assert_eq!(fmi2ExitInitializationMode(c), 0);
+        let mut info = fmi_sys::fmi2::fmi2EventInfo::default();
+        assert_eq!(fmi2NewDiscreteStates(c, &mut info), 0);
+        assert_eq!(fmi2EnterContinuousTimeMode(c), 0);
+
+        let inputs = [vr(Var::FlangeBS), vr(Var::FlangeBV)];
+        let outputs = [vr(Var::F), vr(Var::LossPower)];
+        let (mut values, mut derivative, mut indicators) = ([0.0; 2], [0.0; 1], [0.0; 2]);
+        let mut last_indicators = [1.0; 2];
+        let (mut enter_event_mode, mut terminate) = (0, 0);
+        let h = 1e-4;
+        let before = allocations();
+        // The same mass and push as above, integrated by a forward-Euler "solver".
+        let (mut x, mut v, mut e_loss) = (0.2, 0.0, 0.0);
+        let mut events = 0;
+        for k in 0..20_000 {
+            assert_eq!(fmi2SetTime(c, k as f64 * h), 0);
+            assert_eq!(fmi2SetContinuousStates(c, [e_loss].as_ptr(), 1), 0);
+            assert_eq!(fmi2SetReal(c, inputs.as_ptr(), 2, [x, v].as_ptr()), 0);
+            assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 2, values.as_mut_ptr()), 0);
+            assert_eq!(fmi2GetDerivatives(c, derivative.as_mut_ptr(), 1), 0);
+            assert_eq!(fmi2GetEventIndicators(c, indicators.as_mut_ptr(), 2), 0);
+            if (indicators[0] > 0.0) != (last_indicators[0] > 0.0) {
+                assert_eq!(fmi2EnterEventMode(c), 0);
+                assert_eq!(fmi2NewDiscreteStates(c, &mut info), 0);
+                assert_eq!(fmi2EnterContinuousTimeMode(c), 0);
+                events += 1;
+            }
+            last_indicators = indicators;
+            assert_eq!(
+                fmi2CompletedIntegratorStep(c, 1, &mut enter_event_mode, &mut terminate),
+                0
+            );
+            let a = -values[0] - 50.0;
+            x += h * v;
+            v += h * a;
+            e_loss += h * derivative[0];
+        }
+        let allocations = allocations() - before;
+        assert!(
+            events >= 2 && e_loss > 0.0,
+            "events {events}, E_loss {e_loss}"
+        );
+        assert_eq!(allocations, 0, "allocations in 20,000 Model Exchange steps");
         fmi2FreeInstance(c);
     }
 }

@@ -12,7 +12,7 @@ use fmi_sys::fmi2::{
 
 use super::arguments::{resource_path, slice, slice_mut, string};
 use super::instance::{run, Instance};
-use super::logging::{error, Category, Logger, ALL_CATEGORIES, CATEGORY_NAMES};
+use super::logging::{error, Category, Logger, Outcome, ALL_CATEGORIES, CATEGORY_NAMES};
 use super::state::{interface_name, Call, State};
 use super::ERROR;
 use crate::model::{ElastoGap, Interface, Number};
@@ -300,12 +300,7 @@ pub unsafe extern "C" fn fmi2GetString(
     run(c, Call::GetString, |_| {
         let references = slice(vr, nvr, "vr[]")?;
         slice_mut(value, nvr, "value[]")?;
-        match references.first() {
-            None => Ok(()),
-            Some(first) => Err(error(format!(
-                "value reference {first} is not a String variable (ElastoGap has none)"
-            ))),
-        }
+        refuse_strings(references)
     })
 }
 
@@ -384,12 +379,7 @@ pub unsafe extern "C" fn fmi2SetString(
     run(c, Call::SetString, |_| {
         let references = slice(vr, nvr, "vr[]")?;
         slice(value, nvr, "value[]")?;
-        match references.first() {
-            None => Ok(()),
-            Some(first) => Err(error(format!(
-                "value reference {first} is not a String variable (ElastoGap has none)"
-            ))),
-        }
+        refuse_strings(references)
     })
 }
 
@@ -645,6 +635,16 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
         }
         Ok(())
     })
+}
+
+/// ElastoGap has no String variables: any value reference given to the String functions is wrong.
+fn refuse_strings(references: &[fmi2ValueReference]) -> Outcome {
+    match references.first() {
+        None => Ok(()),
+        Some(first) => Err(error(format!(
+            "value reference {first} is not a String variable (ElastoGap has none)"
+        ))),
+    }
 }
 
 /// A state is restored only into an instance of the interface it was taken from: the outputs mean

@@ -60,9 +60,12 @@ impl Instance {
         Ok(variable)
     }
 
-    /// Checks that `variable` may be set now: parameters before initialization ends, inputs and
-    /// tunable parameters afterwards where the standard allows them, never outputs or locals.
-    fn check_settable(&self, variable: &Variable) -> Outcome {
+    /// Checks that `variable` may be set to `value` now: parameters before initialization ends,
+    /// inputs and tunable parameters afterwards where the standard allows them, never outputs or
+    /// locals. A fixed parameter set again to the value it has is accepted as the no-op it is:
+    /// OpenModelica's Model Exchange import (before its 2026-08 fix) writes every parameter after
+    /// fmi2ExitInitializationMode, and refusing that would refuse the FMU there.
+    fn check_settable(&self, variable: &Variable, value: f64) -> Outcome {
         match variable.causality {
             Causality::Output | Causality::Local => Err(error(format!(
                 "{} is {}; only parameters and inputs can be set",
@@ -74,7 +77,9 @@ impl Instance {
                 }
             ))),
             Causality::Parameter
-                if self.state.is_running() && variable.variability == Variability::Fixed =>
+                if self.state.is_running()
+                    && variable.variability == Variability::Fixed
+                    && self.model.value(variable.var).to_bits() != value.to_bits() =>
             {
                 Err(error(format!(
                     "{} is a fixed parameter and cannot change after initialization",
@@ -98,7 +103,7 @@ impl Instance {
         // the whole call without effect.
         for (value_reference, value) in values.clone() {
             let variable = self.variable(value_reference, kind)?;
-            self.check_settable(variable)?;
+            self.check_settable(variable, value)?;
             // Inputs are checked at once; parameters once they take effect: at
             // fmi2ExitInitializationMode, or now if the simulation is running.
             let takes_effect_now =

@@ -9,11 +9,11 @@ use fmi_sys::fmi2::{fmi2Boolean, fmi2Component, fmi2EventInfo, fmi2Real, fmi2Sta
 
 use super::arguments::{out, slice, slice_mut};
 use super::instance::{check_finite, run};
-use super::logging::{error, Category, Failure};
+use super::logging::{error, Category, Failure, Outcome};
 use super::state::{Call, State};
 use super::OK;
 use crate::model::Number;
-use crate::variables::{EVENT_INDICATORS, STATES};
+use crate::variables::STATES;
 
 /// The importer's array of `n` values must have exactly the model's length.
 fn check_length(what: &str, n: usize, expected: usize) -> Result<(), Failure> {
@@ -24,6 +24,20 @@ fn check_length(what: &str, n: usize, expected: usize) -> Result<(), Failure> {
             "{what} = {n}, but the model has {expected} (modelDescription.xml)"
         )))
     }
+}
+
+/// Hands the model's `values` to the importer's array, which must have their length; a value
+/// that is not finite is refused rather than handed on.
+fn write_array(
+    (name, pointer): (&str, *mut fmi2Real),
+    (count_name, count): (&str, usize),
+    values: &[f64],
+) -> Outcome {
+    check_length(count_name, count, values.len())?;
+    let target = slice_mut(pointer, count, name)?;
+    check_finite(name, values)?;
+    target.copy_from_slice(values);
+    Ok(())
 }
 
 /// # Safety
@@ -141,12 +155,8 @@ pub unsafe extern "C" fn fmi2GetDerivatives(
     nx: usize,
 ) -> fmi2Status {
     run(c, Call::GetDerivatives, |instance| {
-        check_length("nx", nx, STATES.len())?;
-        let target = slice_mut(derivatives, nx, "derivatives[]")?;
         let values = instance.model.derivatives();
-        check_finite("derivatives", &values)?;
-        target.copy_from_slice(&values);
-        Ok(())
+        write_array(("derivatives", derivatives), ("nx", nx), &values)
     })
 }
 
@@ -159,12 +169,8 @@ pub unsafe extern "C" fn fmi2GetEventIndicators(
     ni: usize,
 ) -> fmi2Status {
     run(c, Call::GetEventIndicators, |instance| {
-        check_length("ni", ni, EVENT_INDICATORS.len())?;
-        let target = slice_mut(eventIndicators, ni, "eventIndicators[]")?;
         let values = instance.model.event_indicators();
-        check_finite("eventIndicators", &values)?;
-        target.copy_from_slice(&values);
-        Ok(())
+        write_array(("eventIndicators", eventIndicators), ("ni", ni), &values)
     })
 }
 
@@ -177,10 +183,8 @@ pub unsafe extern "C" fn fmi2GetContinuousStates(
     nx: usize,
 ) -> fmi2Status {
     run(c, Call::GetContinuousStates, |instance| {
-        check_length("nx", nx, STATES.len())?;
-        let target = slice_mut(x, nx, "x[]")?;
-        target.copy_from_slice(&instance.model.continuous_states());
-        Ok(())
+        let values = instance.model.continuous_states();
+        write_array(("x", x), ("nx", nx), &values)
     })
 }
 
@@ -193,10 +197,8 @@ pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
     nx: usize,
 ) -> fmi2Status {
     run(c, Call::GetNominalsOfContinuousStates, |_| {
-        check_length("nx", nx, STATES.len())?;
         // E_loss is an energy in J; 1 J keeps the solver's absolute tolerance meaningful for the
         // joule-scale contacts the element is made for.
-        slice_mut(x_nominal, nx, "x_nominal[]")?.fill(1.0);
-        Ok(())
+        write_array(("x_nominal", x_nominal), ("nx", nx), &[1.0; STATES.len()])
     })
 }

@@ -150,7 +150,14 @@ impl Call {
             | Call::GetIntegerStatus
             | Call::GetBooleanStatus
             | Call::GetStringStatus => (STATUS_QUERY, Some(Cs)),
-            Call::EnterEventMode | Call::SetTime => (MODEL_EXCHANGE_RUNNING, Some(Me)),
+            Call::EnterEventMode => (MODEL_EXCHANGE_RUNNING, Some(Me)),
+            // The standard allows it from Event Mode on, but its own pseudo-code, the FMU Checker
+            // and OpenModelica's import before 2022 call it right after instantiation; it only
+            // records the time, so it is accepted there too.
+            Call::SetTime => (
+                INSTANTIATED | INITIALIZATION | MODEL_EXCHANGE_RUNNING,
+                Some(Me),
+            ),
             Call::NewDiscreteStates | Call::EnterContinuousTimeMode => (EVENT, Some(Me)),
             Call::CompletedIntegratorStep | Call::SetContinuousStates => (CONTINUOUS, Some(Me)),
             Call::GetEventIndicators | Call::GetContinuousStates => (

@@ -126,6 +126,29 @@ pub struct GapOutputs {
     pub e_loss: f64,
 }
 
+impl GapOutputs {
+    /// Reads the outputs of one gap: `reals` are the value references of `f`, `s_rel`, `v_rel`,
+    /// `f_mean` and `E_loss`, in that order.
+    pub fn read(
+        instance: &mut Instance,
+        reals: &[u32; 5],
+        contact: u32,
+    ) -> Result<GapOutputs, String> {
+        let (s, v) = instance.get_real(reals);
+        check(s, "fmi2GetReal(outputs)", instance)?;
+        let (s, b) = instance.get_boolean(&[contact]);
+        check(s, "fmi2GetBoolean(contact)", instance)?;
+        Ok(GapOutputs {
+            f: v[0],
+            s_rel: v[1],
+            v_rel: v[2],
+            contact: b[0],
+            f_mean: v[3],
+            e_loss: v[4],
+        })
+    }
+}
+
 /// The system at one communication point.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
@@ -204,7 +227,8 @@ struct Gap {
     e_loss: u32,
 }
 
-fn check(status: Status, call: &str, instance: &Instance) -> Result<(), String> {
+/// `Ok` for fmi2OK; otherwise the call, the status and the instance's log.
+pub fn check(status: Status, call: &str, instance: &Instance) -> Result<(), String> {
     if status == Status::Ok {
         Ok(())
     } else {
@@ -272,19 +296,8 @@ impl Gap {
     }
 
     fn outputs(&mut self) -> Result<GapOutputs, String> {
-        let vrs = [self.f, self.s_rel, self.v_rel, self.f_mean, self.e_loss];
-        let (s, v) = self.instance.get_real(&vrs);
-        check(s, "fmi2GetReal(outputs)", &self.instance)?;
-        let (s, b) = self.instance.get_boolean(&[self.contact]);
-        check(s, "fmi2GetBoolean(contact)", &self.instance)?;
-        Ok(GapOutputs {
-            f: v[0],
-            s_rel: v[1],
-            v_rel: v[2],
-            contact: b[0],
-            f_mean: v[3],
-            e_loss: v[4],
-        })
+        let reals = [self.f, self.s_rel, self.v_rel, self.f_mean, self.e_loss];
+        GapOutputs::read(&mut self.instance, &reals, self.contact)
     }
 
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), String> {

@@ -13,13 +13,12 @@ use std::sync::Arc;
 use fmi_sys::fmi2;
 
 use super::cosim::{
-    mass1_acceleration, Coupling, DemoOptions, DemoRun, GapOutputs, Row, GAP_C, GAP_D, GAP_N,
-    GAP_S_REL0, MASS, WALL_LEFT, WALL_RIGHT, X1_START, X2_START,
+    check, mass1_acceleration, Coupling, DemoOptions, DemoRun, GapOutputs, Row, GAP_C, GAP_D,
+    GAP_N, GAP_S_REL0, MASS, WALL_LEFT, WALL_RIGHT, X1_START, X2_START,
 };
 use super::fmu::Fmu;
 use super::instance::{Instance, InstantiateOptions};
 use super::model_description::VarType;
-use super::Status;
 
 /// Relative and absolute error tolerances of the integrator.
 pub const RELATIVE_TOLERANCE: f64 = 1e-10;
@@ -34,22 +33,6 @@ pub struct IntegrationStats {
     pub rejected_steps: usize,
     pub events: usize,
     pub right_hand_sides: usize,
-}
-
-fn check(status: Status, call: &str, instance: &Instance) -> Result<(), String> {
-    if status == Status::Ok {
-        return Ok(());
-    }
-    let log: Vec<String> = instance
-        .logs()
-        .iter()
-        .map(|r| format!("  [{:?} {:?}] {}", r.status, r.category, r.message))
-        .collect();
-    Err(format!(
-        "{call} on {} returned {status:?}; FMU log:\n{}",
-        instance.name(),
-        log.join("\n")
-    ))
 }
 
 /// One ElastoGap instantiated for Model Exchange.
@@ -134,18 +117,7 @@ impl MeGap {
     }
 
     fn outputs(&mut self) -> Result<GapOutputs, String> {
-        let (s, v) = self.instance.get_real(&self.outputs);
-        check(s, "fmi2GetReal(outputs)", &self.instance)?;
-        let (s, b) = self.instance.get_boolean(&[self.contact]);
-        check(s, "fmi2GetBoolean(contact)", &self.instance)?;
-        Ok(GapOutputs {
-            f: v[0],
-            s_rel: v[1],
-            v_rel: v[2],
-            contact: b[0],
-            f_mean: v[3],
-            e_loss: v[4],
-        })
+        GapOutputs::read(&mut self.instance, &self.outputs, self.contact)
     }
 
     /// One pass of Event Mode: the event needs no iteration (the FMU says so, checked here).

@@ -169,3 +169,16 @@ pub fn max4(x: [f64; 4]) -> f64 {
 pub fn comparison_at(times: &[f64]) -> Vec<[f64; 4]> {
     solve(1e-4, times).0.iter().map(comparison).collect()
 }
+
+/// The MSL reference result (Dymola) of the example, where the steering repository's `shared/` sits
+/// beside the clone; `None` on a user's clone, which has none.
+pub fn shared_reference_csv() -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/msl/ElastoGap/ElastoGap.csv");
+    if path.is_file() {
+        Some(path)
+    } else {
+        println!("{} not found: MSL comparison skipped", path.display());
+        None
+    }
+}
