@@ -132,8 +132,6 @@ const NO_DEPENDENCY: &[Dependency] = &[];
 const ON_POSITIONS: &[Dependency] = &[Constant(Var::FlangeAS), Constant(Var::FlangeBS)];
 const ON_VELOCITIES: &[Dependency] = &[Constant(Var::FlangeAV), Constant(Var::FlangeBV)];
 const ON_POSITIONS_SWITCHING: &[Dependency] = &[Dependent(Var::FlangeAS), Dependent(Var::FlangeBS)];
-/// A state as an output: it is its own only dependence.
-const ON_ITSELF: &[Dependency] = &[Constant(Var::ELoss)];
 const ON_MOTION: &[Dependency] = &[
     Dependent(Var::FlangeAS),
     Dependent(Var::FlangeAV),
@@ -207,7 +205,9 @@ pub const VARIABLES: &[Variable] = &[
         "Heat flow into the heat port if useHeatPort, else 0. Co-simulation: mean over the last communication step, -(energy dissipated)/h; Model Exchange: -lossPower"),
     variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step. Model Exchange: f as of the last event or completed integrator step (no meaning of its own)"),
-    variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, ON_ITSELF,
+    // A state as an output lists no dependencies, as the Reference FMUs' BouncingBall does: what it
+    // depends on is the state itself, and co-simulation masters look only for inputs there.
+    variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, NO_DEPENDENCY,
         "Energy dissipated since the start (integral of lossPower; monotone); the continuous state of Model Exchange"),
     variable!(DerELoss, "der(E_loss)", 28, Real, Local, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
         "Time derivative of E_loss, equal to lossPower"),
