@@ -435,10 +435,21 @@ impl ElastoGap {
     /// Model Exchange: takes the values of the discrete variables at an event (or at the end of
     /// initialization). Returns whether the contact changed.
     pub fn update_at_event(&mut self) -> bool {
-        let forces = self.forces();
-        let changed = forces.contact != self.contact_at_event;
-        self.contact_at_event = forces.contact;
-        self.f_mean = forces.f;
+        let motion = self.motion();
+        let law = &self.parameters.law;
+        // A solver reports a contact event at a located root, which may lie a rounding error on
+        // either side of s_rel0. There the side the motion is heading to decides, or contact
+        // would stay unset until the next event although the flanges are pressing in.
+        let gap = motion.s - law.s_rel0;
+        let at_boundary = gap.abs() <= 1e-9 * law.s_ref.max(law.s_rel0.abs()).max(motion.s.abs());
+        let contact = if at_boundary {
+            motion.v < 0.0
+        } else {
+            gap < 0.0
+        };
+        let changed = contact != self.contact_at_event;
+        self.contact_at_event = contact;
+        self.f_mean = self.forces().f;
         changed
     }
 

@@ -418,3 +418,40 @@ fn openmodelica_call_sequence_is_accepted() {
         .message
         .contains("fixed parameter"));
 }
+
+/// A solver locates a contact event a rounding error before or after `s_rel0`. At the event,
+/// `contact` must already take the side the motion heads to: found by FMPy's CVode, which
+/// returned roots just short of the crossing, leaving `contact` false through a whole contact.
+#[test]
+fn contact_at_a_located_root_follows_the_direction_of_motion() {
+    let fmu = Fmu::load_default();
+    let mut inst = running(&fmu, "me");
+    let event = |inst: &mut Instance, s_rel: f64, v_rel: f64| {
+        set_motion(inst, s_rel, v_rel);
+        assert_eq!(inst.enter_event_mode(), Status::Ok);
+        assert_eq!(inst.new_discrete_states().0, Status::Ok);
+        assert_eq!(inst.enter_continuous_time_mode(), Status::Ok);
+        inst.boolean("contact")
+    };
+    let just = 1e-13;
+    assert!(
+        event(&mut inst, S_REL0 + just, -0.5),
+        "closing, a hair before the crossing"
+    );
+    assert!(
+        !event(&mut inst, S_REL0 - just, 0.5),
+        "opening, a hair before the crossing"
+    );
+    assert!(
+        event(&mut inst, S_REL0 - 1e-6, 0.5),
+        "clearly inside, whatever the motion"
+    );
+    assert!(
+        !event(&mut inst, S_REL0 + 1e-6, -0.5),
+        "clearly outside, whatever the motion"
+    );
+    assert!(
+        !event(&mut inst, S_REL0, 0.0),
+        "grazing at rest: no contact"
+    );
+}
