@@ -44,8 +44,8 @@ unsafe impl GlobalAlloc for CountingAllocator {
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-#[test]
-fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
+/// An instance without logger or memory callbacks (the FMU copies the struct, so a local will do).
+fn instantiate(name: &CStr, fmu_type: fmi_sys::fmi2::fmi2Type) -> fmi_sys::fmi2::fmi2Component {
     let callbacks = fmi2CallbackFunctions {
         logger: None,
         allocateMemory: None,
@@ -54,19 +54,27 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
         componentEnvironment: std::ptr::null_mut::<c_void>(),
     };
     let guid = std::ffi::CString::new(elastogap::GUID).unwrap();
-    let name: &CStr = c"hot path";
-    let vr = |var| by_var(var).value_reference;
-    unsafe {
-        let c = fmi2Instantiate(
+    // SAFETY: valid strings and callbacks for the duration of the call.
+    let c = unsafe {
+        fmi2Instantiate(
             name.as_ptr(),
-            1,
+            fmu_type,
             guid.as_ptr(),
             std::ptr::null::<c_char>(),
             &callbacks,
             0,
             0,
-        );
-        assert!(!c.is_null());
+        )
+    };
+    assert!(!c.is_null());
+    c
+}
+
+#[test]
+fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
+    let vr = |var| by_var(var).value_reference;
+    unsafe {
+        let c = instantiate(c"hot path", fmi_sys::fmi2::fmi2Type_fmi2CoSimulation);
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
         let parameters = [vr(Var::C), vr(Var::D), vr(Var::N), vr(Var::MaxSubstepSize)];
         assert_eq!(
@@ -117,27 +125,12 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
 /// either, in and out of contact and across events.
 #[test]
 fn model_exchange_right_hand_sides_and_events_do_not_allocate() {
-    let callbacks = fmi2CallbackFunctions {
-        logger: None,
-        allocateMemory: None,
-        freeMemory: None,
-        stepFinished: None,
-        componentEnvironment: std::ptr::null_mut::<c_void>(),
-    };
-    let guid = std::ffi::CString::new(elastogap::GUID).unwrap();
-    let name: &CStr = c"model exchange hot path";
     let vr = |var| by_var(var).value_reference;
     unsafe {
-        let c = fmi2Instantiate(
-            name.as_ptr(),
-            0,
-            guid.as_ptr(),
-            std::ptr::null::<c_char>(),
-            &callbacks,
-            0,
-            0,
+        let c = instantiate(
+            c"model exchange hot path",
+            fmi_sys::fmi2::fmi2Type_fmi2ModelExchange,
         );
-        assert!(!c.is_null());
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
         let parameters = [vr(Var::C), vr(Var::D)];
         assert_eq!(
