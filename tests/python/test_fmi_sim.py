@@ -217,7 +217,8 @@ def test_co_simulation_row_k_is_the_step_from_the_inputs_of_t_k_minus_1(cs_runs,
         np.testing.assert_allclose(out["s_rel"][1:], s_in[:-1] + H * v_in[:-1], rtol=0, atol=1e-14)
         predicted = {k: out[k][1:] for k in ("f", "lossPower", "contact")}
         s_end, v_end = s_in[:-1] + H * v_in[:-1], v_in[:-1]
-        assert_obeys_law(s_end, v_end, predicted, case["parameters"], rtol=1e-10, where=f"{name}, predicted: ")
+        p = case["parameters"]
+        assert_obeys_law(s_end, v_end, predicted, p, rtol=1e-10, where=f"{name}, predicted: ")
     else:
         # The estimate is built from the velocities applied so far; the end point is then within the
         # estimate's documented error of the prescribed motion (inputs set a step late, or the
