@@ -191,4 +191,5 @@ def test_energy_loss_is_the_integral_along_the_prescribed_motion(result, name):
     s, v = relative_motion(instance, fine)
     reference = cumulative_trapezoid(law(s, v, instance["parameters"])["lossPower"], fine)[::20]
     assert reference[-1] > 0.0
-    np.testing.assert_allclose(out["E_loss"], reference, rtol=0, atol=1e-3 * reference[-1])
+    # Measured: 3e-5 of the total for either instance.
+    np.testing.assert_allclose(out["E_loss"], reference, rtol=0, atol=2e-4 * reference[-1])
