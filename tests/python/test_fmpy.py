@@ -91,6 +91,15 @@ CASES = {
         flange_a=Harmonic(0.1, 0.0, 1.0),
         flange_b=Harmonic(0.095, 0.012, 2 * math.pi, 0.3),
     ),
+    # n = 1, the law of the MSL example (f_c = -c*|s_rel - s_rel0|), flange_a held still away from
+    # 0, the default acceleration estimate.
+    "msl-linear-spring": dict(
+        parameters=dict(c=1e4, d=30.0, s_rel0=0.02, n=1.0, s_ref=1.0, f_ref=0.0),
+        use_heat_port=True,
+        acceleration_estimate=3,
+        flange_a=Harmonic(0.01, 0.0, 1.0),
+        flange_b=Harmonic(0.035, 0.01, 4 * math.pi),
+    ),
 }
 
 
