@@ -11,7 +11,8 @@
 #     it), at the pinned version below, with `cargo install --locked --debug` into cargo's bin folder,
 #     once per machine. It compiles about 200 crates, Apache Arrow among them. Unoptimized, that took
 #     4.7 minutes of CPU time (11 minutes on the 2-core build machine while other builds ran) against
-#     14.9 (23.5) for a release build, and the tests' runs take 3 s instead of 0.5 s.
+#     14.9 (23.5) for a release build, and the tests' runs take 1-3 s instead of 0.5 s. This script's
+#     own install into an empty cargo home, download included: 530 s on that machine.
 #
 # A second run finds everything in place and takes a second or two.
 set -euo pipefail
