@@ -6,7 +6,7 @@
 #   3. cargo fmt --check
 #   4. cargo clippy --all-targets -- -D warnings
 #   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO)
-#   6. pytest -q tests/python      if that folder exists
+#   6. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
 #
 # The last line printed is the total over the Rust and Python tests: "N passed, N failed".
 set -euo pipefail

@@ -23,9 +23,7 @@ expectations below rely on:
 """
 
 import math
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,7 +32,15 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 
-ROOT = Path(__file__).resolve().parents[2]
+from gap_law import (
+    INPUTS,
+    Harmonic,
+    acceleration_error_bound,
+    cumulative_trapezoid,
+    force_scale,
+    law,
+    step_means_along_quadratics,
+)
 
 RECORDED = [
     "f",
@@ -48,64 +54,14 @@ RECORDED = [
     "E_loss",
     "heatPort.Q_flow",
 ]
-INPUTS = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"]
 
 STOP_TIME = 1.0
 OUTPUT_INTERVAL = 1e-3
 
 
-@pytest.fixture(scope="module")
-def fmu_path():
-    path = Path(os.environ.get("ELASTOGAP_FMU", "target/fmu/ElastoGap.fmu"))
-    if not path.is_absolute():
-        path = ROOT / path
-    if not path.is_file():
-        pytest.fail(f"{path} does not exist: run packaging/package.py (or set ELASTOGAP_FMU)")
-    return str(path)
-
-
-# ------------------------------------------------------------------------------------------------
-# An independent statement of the law (Modelica.Mechanics.Translational.Components.ElastoGap)
-# ------------------------------------------------------------------------------------------------
-
-
-def law(s_rel, v_rel, p):
-    """f, f_c, f_d, contact, lossPower at the given relative position and velocity."""
-    s_rel = np.asarray(s_rel, dtype=float)
-    v_rel = np.asarray(v_rel, dtype=float)
-    f_ref = p["f_ref"] if p["f_ref"] != 0.0 else p["c"] * p["s_ref"]
-    contact = s_rel < p["s_rel0"]
-    ratio = (s_rel - p["s_rel0"]) / p["s_ref"]
-    f_c = np.where(contact, -f_ref * np.abs(ratio) ** p["n"], 0.0)
-    f_d = np.where(contact, np.minimum(np.maximum(p["d"] * v_rel, f_c), -f_c), 0.0)
-    f = f_c + f_d
-    return {"f": f, "f_c": f_c, "f_d": f_d, "contact": contact, "lossPower": f_d * v_rel}
-
-
-def force_scale(p):
-    return p["f_ref"] if p["f_ref"] != 0.0 else p["c"] * p["s_ref"]
-
-
 # ------------------------------------------------------------------------------------------------
 # Prescribed motions: cosines, so every derivative is known and bounded
 # ------------------------------------------------------------------------------------------------
-
-
-class Harmonic:
-    """s(t) = offset + amplitude*cos(omega*t + phase), with its exact derivatives."""
-
-    def __init__(self, offset, amplitude, omega, phase=0.0):
-        self.offset, self.amplitude, self.omega, self.phase = offset, amplitude, omega, phase
-
-    def s(self, t):
-        return self.offset + self.amplitude * np.cos(self.omega * t + self.phase)
-
-    def v(self, t):
-        return -self.amplitude * self.omega * np.sin(self.omega * t + self.phase)
-
-    def bound(self, order):
-        """max |d^order s / dt^order|."""
-        return abs(self.amplitude) * self.omega**order
 
 
 CASES = {
@@ -134,6 +90,15 @@ CASES = {
         acceleration_estimate=1,
         flange_a=Harmonic(0.1, 0.0, 1.0),
         flange_b=Harmonic(0.095, 0.012, 2 * math.pi, 0.3),
+    ),
+    # n = 1, the law of the MSL example (f_c = -c*|s_rel - s_rel0|), flange_a held still away from
+    # 0, the default acceleration estimate.
+    "msl-linear-spring": dict(
+        parameters=dict(c=1e4, d=30.0, s_rel0=0.02, n=1.0, s_ref=1.0, f_ref=0.0),
+        use_heat_port=True,
+        acceleration_estimate=3,
+        flange_a=Harmonic(0.01, 0.0, 1.0),
+        flange_b=Harmonic(0.035, 0.01, 4 * math.pi),
     ),
 }
 
@@ -233,28 +198,6 @@ def test_recorded_outputs_obey_the_law_at_every_point(runs, name):
         assert linear.sum() > bounded.sum() > 0
 
 
-def acceleration_error_bound(case, k, h):
-    """Bound on |a the FMU extrapolated step k with - true relative acceleration at t_k|, on a
-    uniform grid, from the documented meaning of accelerationEstimate (M_j = max |d^j s_rel/dt^j|)."""
-    a, b = case["flange_a"], case["flange_b"]
-    m2, m3, m4 = (a.bound(j) + b.bound(j) for j in (2, 3, 4))
-    mode = case["acceleration_estimate"]
-    if k == 0 or mode == 0:
-        # No history (or none wanted): no acceleration.
-        return m2
-    if k == 1 or mode == 1:
-        # The last step's mean acceleration, (v_k - v_{k-1})/h: within h/2*M3 of a(t_k).
-        return m3 * h / 2
-    if mode == 2:
-        # Second-order backward difference: |v'(t_k) - (3v_k - 4v_{k-1} + v_{k-2})/(2h)| <= h^2/3*M4.
-        return m4 * h * h / 3
-    # Mode 3: the mean acceleration over the coming step, extrapolated linearly through the last
-    # two steps' means (each within h^2/24*M4 of a at its step's middle) to t_k + h/2: within
-    # (1/8 + 1)*h^2*M4 of a(t_k + h/2), which is within h/2*M3 of a(t_k).
-    assert mode == 3
-    return m3 * h / 2 + 1.125 * m4 * h * h
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_relative_motion_tracks_the_prescribed_motion(runs, name):
     case, result = CASES[name], runs[name]
@@ -291,16 +234,10 @@ def test_step_means_follow_the_reported_extrapolated_motion(runs, name):
     # s_rel and v_rel at the end of a step come from one and the same quadratic.
     np.testing.assert_allclose(s0 + h * (v0 + 0.5 * acc * h), result["s_rel"][1:], rtol=0, atol=1e-13)
 
-    # Fine trapezoid along each step's quadratic (vectorised over the steps).
-    nodes = 400
-    tau = np.linspace(0.0, 1.0, nodes + 1)[None, :] * h[:, None]
-    s0, v0, acc = s0[:, None], v0[:, None], acc[:, None]
-    values = law(s0 + tau * (v0 + 0.5 * acc * tau), v0 + acc * tau, p)
-    impulse = np.trapezoid(values["f"], tau, axis=1)
-    dissipated = np.trapezoid(values["lossPower"], tau, axis=1)
+    f_mean, dissipated = step_means_along_quadratics(s0, v0, acc, h, p)
 
     scale = force_scale(p)
-    np.testing.assert_allclose(result["f_mean"][1:], impulse / h, rtol=0, atol=1e-6 * scale)
+    np.testing.assert_allclose(result["f_mean"][1:], f_mean, rtol=0, atol=1e-6 * scale)
     assert result["f_mean"][0] == 0.0
     d_e = np.diff(result["E_loss"])
     np.testing.assert_allclose(d_e, dissipated, rtol=0, atol=1e-6 * dissipated.max())
@@ -327,8 +264,7 @@ def test_energy_loss_is_the_integral_of_loss_power_along_the_prescribed_motion(r
     t = result["time"]
     fine = np.linspace(t[0], t[-1], (t.size - 1) * refine + 1)
     power = law(b.s(fine) - a.s(fine), b.v(fine) - a.v(fine), p)["lossPower"]
-    cumulative = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(fine))])
-    reference = cumulative[::refine]
+    reference = cumulative_trapezoid(power, fine)[::refine]
     assert reference[-1] > 0.0
     assert abs(e_loss[-1] - reference[-1]) <= 1e-3 * reference[-1], (e_loss[-1], reference[-1])
     np.testing.assert_allclose(e_loss, reference, rtol=0, atol=1e-3 * reference[-1])
