@@ -3,8 +3,12 @@
 # ElastoGap FMU. Needs Rust stable (cargo, rustfmt, clippy), gcc and python3.11 already on the machine.
 #
 #   - Debian packages, installed only when missing: libclang-dev (fmi-sys runs bindgen on the FMI
-#     headers at build time), librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG) and
-#     valgrind (tests/memcheck.rs runs the packaged FMU under memcheck).
+#     headers at build time), librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG),
+#     valgrind (tests/memcheck.rs runs the packaged FMU under memcheck), and for the win64 binary:
+#     rustc-web, cargo-web and rust-web-src (a Debian compiler with the source of its own std, which
+#     cargo's build-std compiles for x86_64-pc-windows-gnu: rustup's std for that target is not
+#     reachable from this machine), gcc-mingw-w64-x86-64 (linker, C headers for bindgen) and
+#     wine, wine64 (tests/win64/run.sh runs the Windows tests).
 #   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
 #     (fmpy, fmu-manipulation-toolbox, numpy, pytest, cargo-zigbuild with ziglang, and their dependencies).
 #
@@ -51,6 +55,11 @@ if [ -z "${LIBCLANG_PATH:-}" ] && ! package_installed libclang-dev; then
 fi
 command -v rsvg-convert >/dev/null 2>&1 || packages+=(librsvg2-bin)
 command -v valgrind >/dev/null 2>&1 || packages+=(valgrind)
+# The win64 toolchain. Not pinned: bookworm-security moves rustc-web and rust-web-src together, and
+# the check below refuses a pair that does not match.
+for package in rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64; do
+    package_installed "$package" || packages+=("$package")
+done
 # Debian's own python3.11 keeps venv's ensurepip in a separate package.
 if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
@@ -64,6 +73,18 @@ if [ "${#packages[@]}" -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 fi
+
+# --- The win64 toolchain: the std source must be that of the compiler -----------------------------
+# build-std compiles /usr/lib/rustlib/src/rust with /usr/bin/rustc; a std source of another release
+# fails to compile or, worse, builds a std that does not match the compiler's expectations.
+compiler_version=$(dpkg-query -W -f='${Version}' rustc-web 2>/dev/null || true)
+source_version=$(dpkg-query -W -f='${Version}' rust-web-src 2>/dev/null || true)
+[ -n "$compiler_version" ] && [ "$compiler_version" = "$source_version" ] \
+    || die "rustc-web ($compiler_version) and rust-web-src ($source_version) differ: 'apt-get install rustc-web cargo-web rust-web-src' from the same suite (bookworm-security)"
+release=$(/usr/bin/rustc --version 2>/dev/null | cut -d' ' -f2)
+[ -n "$release" ] && [ -f "/usr/lib/rustlib/src/rust/library/std/Cargo.toml" ] \
+    && [ "$(readlink -f /usr/lib/rustlib/src/rust)" = "/usr/src/rustc-$release" ] \
+    || die "/usr/lib/rustlib/src/rust is not the std source of /usr/bin/rustc $release"
 
 # --- The project's venv -------------------------------------------------------------------------
 venv="$root/.venv"
