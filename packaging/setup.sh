@@ -75,16 +75,9 @@ if [ "${#packages[@]}" -gt 0 ]; then
 fi
 
 # --- The win64 toolchain: the std source must be that of the compiler -----------------------------
-# build-std compiles /usr/lib/rustlib/src/rust with /usr/bin/rustc; a std source of another release
-# fails to compile or, worse, builds a std that does not match the compiler's expectations.
-compiler_version=$(dpkg-query -W -f='${Version}' rustc-web 2>/dev/null || true)
-source_version=$(dpkg-query -W -f='${Version}' rust-web-src 2>/dev/null || true)
-[ -n "$compiler_version" ] && [ "$compiler_version" = "$source_version" ] \
-    || die "rustc-web ($compiler_version) and rust-web-src ($source_version) differ: 'apt-get install rustc-web cargo-web rust-web-src' from the same suite (bookworm-security)"
-release=$(/usr/bin/rustc --version 2>/dev/null | cut -d' ' -f2)
-[ -n "$release" ] && [ -f "/usr/lib/rustlib/src/rust/library/std/Cargo.toml" ] \
-    && [ "$(readlink -f /usr/lib/rustlib/src/rust)" = "/usr/src/rustc-$release" ] \
-    || die "/usr/lib/rustlib/src/rust is not the std source of /usr/bin/rustc $release"
+# build-std compiles /usr/lib/rustlib/src/rust with /usr/bin/rustc: win64_cargo.sh refuses a std
+# source of another release (fails here, before any build) and names the versions.
+win64_toolchain=$(bash "$root/packaging/win64_cargo.sh" --check-toolchain) || die "the win64 toolchain is not usable (above)"
 
 # --- The project's venv -------------------------------------------------------------------------
 venv="$root/.venv"
@@ -112,4 +105,4 @@ else
     printf '%s\n' "$wanted" >"$stamp"
 fi
 
-say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version))"
+say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version); win64: $win64_toolchain)"
