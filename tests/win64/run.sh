@@ -53,8 +53,8 @@ arguments=()
 for test in "${TESTS[@]}"; do arguments+=(--test "$test"); done
 messages=$(mktemp)
 trap 'rm -f "$messages"' EXIT
-# Same profile as the packaged DLL, so that the std built from source for it is reused.
-bash packaging/win64_cargo.sh test --release --no-run --quiet --message-format=json-render-diagnostics \
+# The profile (Cargo.toml) builds quickly; the DLL under test is the packed one, whatever it is.
+bash packaging/win64_cargo.sh test --profile win64-tests --no-run --quiet --message-format=json-render-diagnostics \
     "${arguments[@]}" >"$messages"
 declare -A executable=()
 while read -r name path; do
