@@ -60,11 +60,8 @@ fmi2SetRealInputDerivatives fmi2GetRealOutputDerivatives fmi2DoStep fmi2CancelSt
 fmi2GetRealStatus fmi2GetIntegerStatus fmi2GetBooleanStatus fmi2GetStringStatus
 """.split()
 
-# Parameters of the documentation's force plot: the elastoGap of Modelica.Mechanics.Translational.
-# Examples.ElastoGap (c = 10 N/m, d = 1.5 N.s/m, s_rel0 = 1.5 m, n = 1; s_ref, f_ref at their defaults).
 # Environment variable (or --skip-win64) that leaves the win64 DLL out, for developers only.
 SKIP_WIN64_ENV = "ELASTOGAP_SKIP_WIN64"
-WIN64_TARGET = "x86_64-pc-windows-gnu"
 # What a DLL loaded by LoadLibrary beside nothing else may import: DLLs every Windows 10 has. A MinGW
 # runtime DLL (libgcc_s_seh-1.dll, libwinpthread-1.dll) is absent on users' machines and makes the
 # load fail with error 126; api-ms-win-* are API sets the loader resolves itself.
@@ -77,6 +74,8 @@ WINDOWS_SYSTEM_DLLS = {
 # bcryptprimitives.dll's ProcessPrng, which older Windows lacks).
 WINDOWS_FLOOR = "Windows 10"
 
+# Parameters of the documentation's force plot: the elastoGap of Modelica.Mechanics.Translational.
+# Examples.ElastoGap (c = 10 N/m, d = 1.5 N.s/m, s_rel0 = 1.5 m, n = 1; s_ref, f_ref at their defaults).
 PLOT_PARAMETERS = {"c": 10.0, "d": 1.5, "s_rel0": 1.5, "n": 1.0, "s_ref": 1.0, "f_ref": 0.0}
 PLOT_S_REL = (0.5, 2.0)
 PLOT_V_REL = (-2.0, -1.0, 0.0, 1.0, 2.0)
