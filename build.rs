@@ -51,10 +51,35 @@ fn main() {
 
 /// The FMU must export the FMI functions and nothing else, but rustc exports every `#[no_mangle]`
 /// function of every dependency too (fmi-sys defines `callback_log` for its own logger) and lists
-/// each by name in its own version script. GNU ld merges version scripts and an exact name beats
-/// a wildcard, so `callback_log` is named as local here; `tests/exports.rs` catches any other.
+/// each by name in its own version script (ELF) or `.def` file (PE).
+///
+/// ELF: GNU ld merges version scripts and an exact name beats a wildcard, so `callback_log` is
+/// named as local in a second script.
+///
+/// PE (MinGW): ld exports every name of a `.def` file whatever else it is told (`--exclude-symbols`
+/// and version scripts only filter its automatic export, which a `.def` file turns off), so the
+/// `.def` itself must lose the names. gcc runs the linker through a `-wrapper` program; this one
+/// hands the linker a copy of each `.def` argument that keeps only the `fmi2*` names.
+///
+/// `tests/exports.rs` catches any other symbol on both.
 fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
-    if env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+    let target_os = env::var("CARGO_CFG_TARGET_OS");
+    let target_env = env::var("CARGO_CFG_TARGET_ENV");
+    let host_is_unix = !env::var("HOST").unwrap_or_default().contains("windows");
+    if target_os.as_deref() == Ok("windows") && target_env.as_deref() == Ok("gnu") && host_is_unix {
+        let wrapper = out_dir.join("fmi2-exports-only.sh");
+        fs::write(&wrapper, DEF_FILTER_WRAPPER).expect("write the linker wrapper");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755))
+                .expect("make the linker wrapper executable");
+        }
+        println!("cargo:rustc-cdylib-link-arg=-wrapper");
+        println!("cargo:rustc-cdylib-link-arg={}", wrapper.display());
+        return;
+    }
+    if target_os.as_deref() != Ok("linux") {
         return;
     }
     let script = out_dir.join("exports.map");
@@ -68,6 +93,28 @@ fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
         script.display()
     );
 }
+
+/// gcc calls it as `wrapper <program> <arguments>` for each program it runs (only the linker, when
+/// rustc links). The filtered copy sits next to the original in rustc's private temporary folder.
+const DEF_FILTER_WRAPPER: &str = r#"#!/bin/sh
+for argument do
+    shift
+    case $argument in
+    *.def)
+        if [ -f "$argument" ]; then
+            filtered="${argument%.def}.fmi2-only.def"
+            if ! { echo EXPORTS; grep -E '^[[:space:]]*"?fmi2' "$argument"; } >"$filtered"; then
+                echo "fmi2-exports-only: no fmi2 function in $argument" >&2
+                exit 1
+            fi
+            argument=$filtered
+        fi
+        ;;
+    esac
+    set -- "$@" "$argument"
+done
+exec "$@"
+"#;
 
 /// A name-based (version 5 style) UUID from the SHA-256 of the interface, in the braces FMI tools use.
 fn guid_of(fingerprint: &str) -> String {

@@ -7,12 +7,19 @@
    `x86_64-unknown-linux-gnu.2.17`, so the binary needs no glibc newer than 2.17); the cdylib and the
    build script's out_dir (which holds the generated `modelDescription.xml`) are read from cargo's JSON
    messages.
+   On linux64 also the `win64` DLL, cross-built by `packaging/win64_cargo.sh` (Debian's rustc-web with
+   cargo's build-std for `x86_64-pc-windows-gnu`, MinGW-w64 as linker); a missing toolchain fails the
+   packaging with a message. `ELASTOGAP_SKIP_WIN64=1` (or `--skip-win64`) packages linux64 alone, for
+   a developer's quicker round; CI and the README's commands build both.
 2. Lays out `target/fmu/<modelIdentifier>/`: `modelDescription.xml`, `binaries/<platform>/<modelIdentifier>.so`
-   (renamed from `libelastogap.so`: importers load exactly that name), `model.png` (an icon drawn here)
+   (renamed from `libelastogap.so`: importers load exactly that name) and `binaries/win64/<modelIdentifier>.dll`,
+   `model.png` (an icon drawn here)
    and `documentation/index.html`. The page's tables are generated from the built modelDescription.xml,
    and its force plot is computed by calling the built binary through FMPy.
 3. Zips the directory to `target/fmu/<modelIdentifier>.fmu`.
-4. Validates: the binary exports every FMI 2.0 co-simulation and Model Exchange function, `fmpy.validation.validate_fmu`
+4. Validates: the Linux binary exports every FMI 2.0 co-simulation and Model Exchange function (loaded
+   with ctypes), the DLL exports exactly those and imports only Windows system DLLs (its PE tables read
+   here), `fmpy.validation.validate_fmu`
    finds no problem, and `fmutool -input <fmu> -check` (fmu-manipulation-toolbox) reports no error.
 
 The packaging itself uses only the standard library; the plot and the validation need FMPy and the
@@ -57,6 +64,20 @@ fmi2SetTime fmi2SetContinuousStates fmi2GetDerivatives fmi2GetEventIndicators fm
 fmi2GetNominalsOfContinuousStates
 """.split()
 
+# Environment variable (or --skip-win64) that leaves the win64 DLL out, for developers only.
+SKIP_WIN64_ENV = "ELASTOGAP_SKIP_WIN64"
+# What a DLL loaded by LoadLibrary beside nothing else may import: DLLs every Windows 10 has. A MinGW
+# runtime DLL (libgcc_s_seh-1.dll, libwinpthread-1.dll) is absent on users' machines and makes the
+# load fail with error 126; api-ms-win-* are API sets the loader resolves itself.
+WINDOWS_SYSTEM_DLLS = {
+    "kernel32.dll", "ntdll.dll", "msvcrt.dll", "ucrtbase.dll", "advapi32.dll", "userenv.dll",
+    "ws2_32.dll", "bcrypt.dll", "bcryptprimitives.dll", "user32.dll", "shell32.dll", "ole32.dll",
+    "oleaut32.dll", "secur32.dll", "synchronization.dll",
+}
+# Rust's std for x86_64-pc-windows-gnu supports Windows 10 and later only (it imports e.g.
+# bcryptprimitives.dll's ProcessPrng, which older Windows lacks).
+WINDOWS_FLOOR = "Windows 10"
+
 # Parameters of the documentation's force plot: the elastoGap of Modelica.Mechanics.Translational.
 # Examples.ElastoGap (c = 10 N/m, d = 1.5 N.s/m, s_rel0 = 1.5 m, n = 1; s_ref, f_ref at their defaults).
 PLOT_PARAMETERS = {"c": 10.0, "d": 1.5, "s_rel0": 1.5, "n": 1.0, "s_ref": 1.0, "f_ref": 0.0}
@@ -90,8 +111,7 @@ def platform_of_host():
     raise PackagingError(f"no FMI 2.0 platform name for {sys.platform}")
 
 
-def cargo_build(library_suffix):
-    """Builds the release cdylib; returns (path of the cdylib, out_dir of the build script)."""
+def cargo_package_id():
     metadata = subprocess.run(
         ["cargo", "metadata", "--no-deps", "--format-version", "1"],
         cwd=ROOT,
@@ -103,8 +123,11 @@ def cargo_build(library_suffix):
     package_ids = [p["id"] for p in json.loads(metadata.stdout)["packages"] if p["name"] == PACKAGE]
     if not package_ids:
         raise PackagingError(f"no package {PACKAGE!r} in {ROOT / 'Cargo.toml'}")
-    package_id = package_ids[0]
+    return package_ids[0]
 
+
+def cargo_build(library_suffix):
+    """Builds the release cdylib; returns (path of the cdylib, out_dir of the build script)."""
     command = [
         "cargo", "build", "--release", "--message-format=json-render-diagnostics",
         "--package", PACKAGE, "--lib",
@@ -129,6 +152,12 @@ def cargo_build(library_suffix):
         working_dir.mkdir(exist_ok=True)
     else:
         working_dir = ROOT
+    return run_cargo(command, working_dir, environment, library_suffix)
+
+
+def run_cargo(command, working_dir, environment, library_suffix):
+    """Runs a cargo build; returns (path of the cdylib, out_dir of the build script)."""
+    package_id = cargo_package_id()
     say(" ".join(command))
     # Diagnostics are rendered by cargo to stderr, which stays the terminal's; stdout carries JSON.
     process = subprocess.Popen(command, cwd=working_dir, stdout=subprocess.PIPE, text=True, env=environment)
@@ -156,6 +185,22 @@ def cargo_build(library_suffix):
     if out_dir is None:
         raise PackagingError(f"cargo reported no build-script run (out_dir) for {PACKAGE}")
     return cdylib, out_dir
+
+
+def cargo_build_win64():
+    """Cross-builds the release cdylib for win64; returns (path of the DLL, out_dir of the build script)."""
+    command = [
+        "bash", str(ROOT / "packaging" / "win64_cargo.sh"), "build", "--release",
+        "--message-format=json-render-diagnostics", "--package", PACKAGE, "--lib",
+    ]
+    # win64_cargo.sh checks the toolchain first and names what is missing; its exit status says it.
+    check = subprocess.run(command[:2] + ["--check-toolchain"], capture_output=True, text=True)
+    if check.returncode != 0:
+        raise PackagingError(
+            f"no win64 toolchain: {check.stderr.strip() or check.stdout.strip()}"
+        )
+    say(f"win64 toolchain: {check.stdout.strip()}")
+    return run_cargo(command, ROOT, dict(os.environ), ".dll")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -592,7 +637,16 @@ def variable_rows(md, causalities):
 VARIABLE_HEADERS = ["Name", "VR", "Type", "Causality", "Variability", "Unit", "Start", "Range", "Description"]
 
 
-def documentation_html(md, plot_svg):
+PLATFORM_NOTES = {
+    "linux64": f"x86-64 Linux with glibc {GLIBC_FLOOR} or newer (RHEL/CentOS 7, Ubuntu 18.04 and later)",
+    "win64": f"x86-64 {WINDOWS_FLOOR} or later: the floor of Rust's standard library for this target "
+             f"(x86_64-pc-windows-gnu), which calls APIs older Windows lacks; needs no DLL besides "
+             f"Windows' own",
+    "darwin64": "x86-64 macOS",
+}
+
+
+def documentation_html(md, plot_svg, platforms):
     def capability_table(attributes):
         return html_table(
             ["Attribute", "Value"],
@@ -651,6 +705,7 @@ and for Model Exchange: one binary serves both interfaces.</p>
 <tr><th>Version</th><td>{e(md.attributes.get("version", ""))}</td></tr>
 <tr><th>Generated by</th><td>{e(md.attributes.get("generationTool", ""))}, {e(md.attributes.get("generationDateAndTime", ""))}</td></tr>
 <tr><th>Default experiment</th><td>{experiment}</td></tr>
+<tr><th>Platforms</th><td>{"<br>".join(f"<code>{e(p)}</code>: {e(PLATFORM_NOTES.get(p, p))}" for p in platforms)}</td></tr>
 </table>
 
 <h2>The model</h2>
@@ -808,6 +863,75 @@ def check_exports(library):
     say(f"binary exports all {len(FMI2_FUNCTIONS)} FMI 2.0 co-simulation and Model Exchange functions")
 
 
+def pe_tables(path):
+    """(exported names, imported DLL names) of a PE32+ x86-64 image, read from its data directories."""
+    data = path.read_bytes()
+
+    def unpack(fmt, offset):
+        try:
+            return struct.unpack_from(fmt, data, offset)
+        except struct.error as error:
+            raise PackagingError(f"{path.name}: truncated PE file ({error})") from error
+
+    if data[:2] != b"MZ":
+        raise PackagingError(f"{path.name} is not a PE file")
+    header = unpack("<I", 0x3C)[0]
+    if data[header:header + 4] != b"PE\0\0":
+        raise PackagingError(f"{path.name} has no PE signature")
+    machine, section_count = unpack("<HH", header + 4)
+    optional_size = unpack("<H", header + 20)[0]
+    optional = header + 24
+    if machine != 0x8664 or unpack("<H", optional)[0] != 0x20B:
+        raise PackagingError(f"{path.name} is not an x86-64 PE32+ image (machine {machine:#x})")
+    export_rva = unpack("<I", optional + 112)[0]
+    import_rva = unpack("<I", optional + 120)[0]
+    sections = [unpack("<IIII", optional + optional_size + 40 * k + 8) for k in range(section_count)]
+
+    def offset(rva):
+        for virtual_size, virtual_address, raw_size, raw_pointer in sections:
+            if virtual_address <= rva < virtual_address + max(virtual_size, raw_size):
+                return raw_pointer + rva - virtual_address
+        raise PackagingError(f"{path.name}: RVA {rva:#x} is in no section")
+
+    def text(rva):
+        start = offset(rva)
+        return data[start:data.index(b"\0", start)].decode("ascii", "replace")
+
+    exports = []
+    if export_rva:
+        directory = offset(export_rva)
+        name_count = unpack("<I", directory + 24)[0]
+        names = offset(unpack("<I", directory + 32)[0])
+        exports = [text(unpack("<I", names + 4 * k)[0]) for k in range(name_count)]
+    imports = []
+    if import_rva:
+        descriptor = offset(import_rva)
+        while any(unpack("<5I", descriptor)):
+            imports.append(text(unpack("<5I", descriptor)[3]))
+            descriptor += 20
+    return exports, imports
+
+
+def check_win64_dll(library):
+    """The DLL exports exactly the FMI 2.0 functions and loads on a bare Windows (system DLLs only)."""
+    exports, imports = pe_tables(library)
+    missing = sorted(set(FMI2_FUNCTIONS) - set(exports))
+    extra = sorted(set(exports) - set(FMI2_FUNCTIONS))
+    if missing or extra:
+        raise PackagingError(
+            f"{library.name} exports the wrong symbols: missing {missing}, not FMI 2.0 co-simulation {extra}"
+        )
+    foreign = [name for name in imports if name.lower() not in WINDOWS_SYSTEM_DLLS
+               and not name.lower().startswith("api-ms-win-")]
+    if foreign:
+        raise PackagingError(
+            f"{library.name} imports {foreign}, which are not Windows system DLLs: a Windows importer's "
+            f"LoadLibrary fails (error 126) where they are not installed; link them statically"
+        )
+    say(f"win64 DLL exports exactly the {len(FMI2_FUNCTIONS)} FMI 2.0 functions of both interfaces; "
+        f"imports only system DLLs: {', '.join(imports)}")
+
+
 def zip_time():
     """Entry timestamps: SOURCE_DATE_EPOCH for reproducible packages, else now (zip needs >= 1980)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -876,7 +1000,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.parse_args()
+    parser.add_argument("--skip-win64", action="store_true",
+                        help=f"package linux64 only (also {SKIP_WIN64_ENV}=1); for developers, not for releases")
+    arguments = parser.parse_args()
+    skip_win64 = arguments.skip_win64 or os.environ.get(SKIP_WIN64_ENV, "") not in ("", "0")
     started = time.monotonic()
     try:
         try:
@@ -892,6 +1019,16 @@ def main():
         cdylib, out_dir = cargo_build(suffix)
         md = ModelDescription(out_dir / "modelDescription.xml")
         say(f"built {cdylib}, model description {md.path}")
+        win64_dll = None
+        if platform_dir == "linux64" and skip_win64:
+            say(f"win64 left out ({SKIP_WIN64_ENV}=1 or --skip-win64): the .fmu holds linux64 only")
+        elif platform_dir == "linux64":
+            win64_started = time.monotonic()
+            win64_dll, win64_out_dir = cargo_build_win64()
+            win64_guid = ModelDescription(win64_out_dir / "modelDescription.xml").guid
+            if win64_guid != md.guid:
+                raise PackagingError(f"the win64 build's GUID {win64_guid} is not the linux64 build's {md.guid}")
+            say(f"built {win64_dll} in {time.monotonic() - win64_started:.0f} s")
 
         stage = FMU_ROOT / md.model_identifier
         fmu = FMU_ROOT / f"{md.model_identifier}.fmu"
@@ -906,12 +1043,20 @@ def main():
         (stage / "model.png").write_bytes(draw_icon())
 
         check_exports(binary)
+        platforms = [platform_dir]
+        if win64_dll is not None:
+            (stage / "binaries" / "win64").mkdir()
+            dll = stage / "binaries" / "win64" / f"{md.model_identifier}.dll"
+            shutil.copyfile(win64_dll, dll)
+            dll.chmod(0o755)
+            check_win64_dll(dll)
+            platforms.append("win64")
         s_values = [
             PLOT_S_REL[0] + (PLOT_S_REL[1] - PLOT_S_REL[0]) * k / (PLOT_POINTS - 1) for k in range(PLOT_POINTS)
         ]
         curves = sample_force(stage, md, PLOT_PARAMETERS, s_values, PLOT_V_REL)
         svg = force_plot_svg(s_values, curves, PLOT_PARAMETERS["s_rel0"])
-        (stage / "documentation" / "index.html").write_text(documentation_html(md, svg), encoding="utf-8")
+        (stage / "documentation" / "index.html").write_text(documentation_html(md, svg, platforms), encoding="utf-8")
 
         write_fmu(stage, fmu)
         say(f"wrote {fmu} ({fmu.stat().st_size} bytes)")

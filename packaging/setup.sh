@@ -3,8 +3,12 @@
 # ElastoGap FMU. Needs Rust stable (cargo, rustfmt, clippy), gcc and python3.11 already on the machine.
 #
 #   - Debian packages, installed only when missing: libclang-dev (fmi-sys runs bindgen on the FMI
-#     headers at build time), librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG) and
-#     valgrind (tests/memcheck.rs runs the packaged FMU under memcheck).
+#     headers at build time), librsvg2-bin (rsvg-convert turns the demo's SVG plot into PNG),
+#     valgrind (tests/memcheck.rs runs the packaged FMU under memcheck), and for the win64 binary:
+#     rustc-web, cargo-web and rust-web-src (a Debian compiler with the source of its own std, which
+#     cargo's build-std compiles for x86_64-pc-windows-gnu: rustup's std for that target is not
+#     reachable from this machine), gcc-mingw-w64-x86-64 (linker, C headers for bindgen) and
+#     wine, wine64 (tests/win64/run.sh runs the Windows tests).
 #   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
 #     (fmpy, fmu-manipulation-toolbox, numpy, pytest, cargo-zigbuild with ziglang, and their dependencies).
 #   - fmi-sim, the Rust port of fmusim from crates.io (tests/python/test_fmi_sim.py runs the FMU with
@@ -57,6 +61,11 @@ if [ -z "${LIBCLANG_PATH:-}" ] && ! package_installed libclang-dev; then
 fi
 command -v rsvg-convert >/dev/null 2>&1 || packages+=(librsvg2-bin)
 command -v valgrind >/dev/null 2>&1 || packages+=(valgrind)
+# The win64 toolchain. Not pinned: bookworm-security moves rustc-web and rust-web-src together, and
+# the check below refuses a pair that does not match.
+for package in rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64; do
+    package_installed "$package" || packages+=("$package")
+done
 # Debian's own python3.11 keeps venv's ensurepip in a separate package.
 if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
@@ -70,6 +79,11 @@ if [ "${#packages[@]}" -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 fi
+
+# --- The win64 toolchain: the std source must be that of the compiler -----------------------------
+# build-std compiles /usr/lib/rustlib/src/rust with /usr/bin/rustc: win64_cargo.sh refuses a std
+# source of another release (fails here, before any build) and names the versions.
+win64_toolchain=$(bash "$root/packaging/win64_cargo.sh" --check-toolchain) || die "the win64 toolchain is not usable (above)"
 
 # --- The project's venv -------------------------------------------------------------------------
 venv="$root/.venv"
@@ -110,4 +124,4 @@ else
     say "fmi-sim $fmi_sim_version installed in $((SECONDS - install_started)) s"
 fi
 
-say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version))"
+say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version); win64: $win64_toolchain)"

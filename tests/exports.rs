@@ -6,7 +6,9 @@
 //! * the library cargo built next to this test (`target/<profile>/deps/libelastogap.so`), always;
 //! * `binaries/<platform>/<modelIdentifier>.<ext>` inside the packaged FMU, `$ELASTOGAP_FMU`
 //!   (must exist when set) or `target/fmu/ElastoGap.fmu` (when present);
-//! * `target/release/libelastogap.so`, when present.
+//! * `target/release/libelastogap.so`, when present;
+//! * `binaries/win64/<modelIdentifier>.dll` inside the packaged FMU, from any platform: its export
+//!   list, and its import table, which may name Windows system DLLs only.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -219,6 +221,131 @@ fn packaged_linux_binary_needs_no_glibc_newer_than_2_17() {
         "{name} needs GLIBC_{}.{} (all: {needed:?}); the floor is 2.17",
         newest.0,
         newest.1
+    );
+}
+
+/// DLLs every Windows 10 has; `api-ms-win-*` API sets are resolved by the loader itself. Anything
+/// else (a MinGW runtime such as libgcc_s_seh-1.dll or libwinpthread-1.dll) is absent on users'
+/// machines, and LoadLibrary of the FMU then fails with error 126.
+const WINDOWS_SYSTEM_DLLS: &[&str] = &[
+    "kernel32.dll",
+    "ntdll.dll",
+    "msvcrt.dll",
+    "ucrtbase.dll",
+    "advapi32.dll",
+    "userenv.dll",
+    "ws2_32.dll",
+    "bcrypt.dll",
+    "bcryptprimitives.dll",
+    "user32.dll",
+    "shell32.dll",
+    "ole32.dll",
+    "oleaut32.dll",
+    "secur32.dll",
+    "synchronization.dll",
+];
+
+/// The DLLs a PE image imports from, in the order of its import table, without repeats.
+fn imported_dlls(image: &[u8], what: &str) -> Vec<String> {
+    let file = object::File::parse(image).unwrap_or_else(|e| panic!("{what}: not a binary: {e}"));
+    assert_eq!(
+        file.format(),
+        object::BinaryFormat::Pe,
+        "{what} is not a PE image"
+    );
+    assert_eq!(
+        file.architecture(),
+        object::Architecture::X86_64,
+        "{what} is not x86-64"
+    );
+    let mut dlls: Vec<String> = Vec::new();
+    for import in file
+        .imports()
+        .unwrap_or_else(|e| panic!("{what}: import table: {e}"))
+    {
+        let dll = String::from_utf8_lossy(import.library()).into_owned();
+        if !dlls.contains(&dll) {
+            dlls.push(dll);
+        }
+    }
+    dlls
+}
+
+/// The imported DLLs that are not Windows system DLLs.
+fn non_system_dlls(dlls: &[String]) -> Vec<String> {
+    dlls.iter()
+        .filter(|dll| {
+            let name = dll.to_ascii_lowercase();
+            !(name.starts_with("api-ms-win-") || WINDOWS_SYSTEM_DLLS.contains(&name.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The win64 DLL inside the packaged FMU, checked on any platform: Windows users get the same
+/// file. Only `ELASTOGAP_SKIP_WIN64` (a developer's linux64-only package) excuses its absence.
+#[test]
+fn packaged_win64_dll_exports_exactly_the_fmi2_functions_and_imports_only_system_dlls() {
+    let Some(fmu) = packaged_fmu() else {
+        eprintln!(
+            "no packaged FMU (target/fmu/ElastoGap.fmu); run packaging/package.py to check it"
+        );
+        return;
+    };
+    let file = std::fs::File::open(&fmu).expect("open the FMU");
+    let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
+    let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
+    let identifier = model_identifier(&String::from_utf8_lossy(&description));
+    let name = format!("binaries/win64/{identifier}.dll");
+    if archive.by_name(&name).is_err() {
+        let skipped =
+            std::env::var_os("ELASTOGAP_SKIP_WIN64").is_some_and(|v| v != "0" && !v.is_empty());
+        assert!(
+            skipped,
+            "{} has no {name}: package with the win64 toolchain (packaging/setup.sh installs it)",
+            fmu.display()
+        );
+        eprintln!(
+            "{} has no {name} (ELASTOGAP_SKIP_WIN64 is set)",
+            fmu.display()
+        );
+        return;
+    }
+    let image = read_entry(&mut archive, &name, &fmu);
+    let what = format!("{}:{name}", fmu.display());
+    assert_library(&image, &what);
+    let dlls = imported_dlls(&image, &what);
+    eprintln!("{name} imports {}", dlls.join(", "));
+    assert!(
+        dlls.iter().any(|d| d.eq_ignore_ascii_case("kernel32.dll")),
+        "{what}: no KERNEL32.dll among the imports {dlls:?}: not a Windows DLL built as expected"
+    );
+    let foreign = non_system_dlls(&dlls);
+    assert!(
+        foreign.is_empty(),
+        "{what} imports {foreign:?}, not Windows system DLLs (link the MinGW runtime statically)"
+    );
+}
+
+#[test]
+fn the_import_check_refuses_mingw_runtime_dlls() {
+    let dlls: Vec<String> = [
+        "KERNEL32.dll",
+        "api-ms-win-core-synch-l1-2-0.dll",
+        "bcryptprimitives.dll",
+        "libgcc_s_seh-1.dll",
+        "libwinpthread-1.dll",
+        "libstdc++-6.dll",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        non_system_dlls(&dlls),
+        [
+            "libgcc_s_seh-1.dll",
+            "libwinpthread-1.dll",
+            "libstdc++-6.dll"
+        ]
     );
 }
 

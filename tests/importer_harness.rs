@@ -830,7 +830,11 @@ fn instantiation_refuses_wrong_guid_unknown_type_and_non_file_uris() {
 fn instantiation_accepts_every_file_uri_form() {
     let fmu = Fmu::load_default();
     let resources = fmu.root.join("resources");
-    let path = resources.to_string_lossy().into_owned();
+    // A URI's path has forward slashes, and on Windows a slash before the drive (`/C:/dir`).
+    let mut path = resources.to_string_lossy().replace('\\', "/");
+    if !path.starts_with('/') {
+        path.insert(0, '/');
+    }
     let uris = [
         fmu.resource_uri(),
         file_uri(&resources, false),

@@ -6,9 +6,11 @@
 #   3. cargo fmt --check
 #   4. cargo clippy --all-targets -- -D warnings
 #   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO)
-#   6. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
+#   6. tests/win64/run.sh          win64 under wine: Windows builds of the tests against the .fmu's DLL
+#   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
 #
-# The last line printed is the total over the Rust and Python tests: "N passed, N failed".
+# The last line printed is the total over the Rust (native and under Wine) and Python tests:
+# "N passed, N failed".
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +44,9 @@ stage "cargo test --release (ELASTOGAP_FMU=$ELASTOGAP_FMU)"
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     cargo test --release 2>&1 | tee "$log_dir/cargo-test.log"
 
+stage "win64 under wine (tests/win64/run.sh)"
+bash tests/win64/run.sh 2>&1 | tee "$log_dir/win64.log"
+
 python_tests=no
 if [ -d tests/python ]; then
     stage "pytest -q tests/python"
@@ -56,15 +61,17 @@ if [ -d tests/python ]; then
     esac
 fi
 
-# Totals: cargo prints "test result: ok. N passed; N failed; N ignored; ..." per test binary,
-# pytest a closing "N passed, N skipped in 1.2s".
+# Totals: cargo (and each Windows test binary under Wine) prints "test result: ok. N passed;
+# N failed; N ignored; ..." per test binary, pytest a closing "N passed, N skipped in 1.2s".
 count() { # count WORD FILE...: sum of the numbers in front of WORD in the files
     local word=$1
     shift
     cat "$@" | { grep -oE "[0-9]+ $word" || true; } | awk '{ n += $1 } END { print n + 0 }'
 }
 rust_lines="$log_dir/rust-results.log"
-grep -E '^test result: ' "$log_dir/cargo-test.log" >"$rust_lines" || true
+grep -hE '^test result: ' "$log_dir/cargo-test.log" "$log_dir/win64.log" >"$rust_lines" || true
+win64_lines="$log_dir/win64-results.log"
+grep -hE '^test result: ' "$log_dir/win64.log" >"$win64_lines" || true
 python_lines="$log_dir/python-results.log"
 : >"$python_lines"
 if [ "$python_tests" = yes ]; then
@@ -74,8 +81,9 @@ passed=$(count passed "$rust_lines" "$python_lines")
 failed=$(count failed "$rust_lines" "$python_lines")
 skipped=$(($(count ignored "$rust_lines") + $(count skipped "$python_lines")))
 
-printf '\nrun_all: all stages passed in %d s (Rust: %s passed; Python: %s passed)\n' \
-    "$((SECONDS - started))" "$(count passed "$rust_lines")" "$(count passed "$python_lines")"
+printf '\nrun_all: all stages passed in %d s (Rust: %s passed, %s of them win64 under Wine; Python: %s passed)\n' \
+    "$((SECONDS - started))" "$(count passed "$rust_lines")" "$(count passed "$win64_lines")" \
+    "$(count passed "$python_lines")"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else
