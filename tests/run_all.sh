@@ -5,7 +5,8 @@
 #   2. packaging/package.py        build, package and validate target/fmu/ElastoGap.fmu (the tests need it)
 #   3. cargo fmt --check
 #   4. cargo clippy --all-targets -- -D warnings
-#   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO)
+#   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO), and
+#                                  the test-only feature panic-probe for tests/panic_barrier.rs
 #   6. tests/win64/run.sh          win64 under wine: Windows builds of the tests against the .fmu's DLL
 #   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
 #
@@ -36,13 +37,13 @@ cargo fmt --all --check
 stage "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 
-stage "cargo test --release (ELASTOGAP_FMU=$ELASTOGAP_FMU)"
+stage "cargo test --release --features panic-probe (ELASTOGAP_FMU=$ELASTOGAP_FMU)"
 # The FMU under test is the packaged one, built by package.py with the release profile as it ships.
 # The test binaries themselves need no LTO nor a single codegen unit, which cost minutes on 2 cores
 # (each test binary's LTO link, cbindgen and syn in one unit); packaging/demo.sh builds its master the
 # same way, so the two share their build.
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo test --release 2>&1 | tee "$log_dir/cargo-test.log"
+    cargo test --release --features panic-probe 2>&1 | tee "$log_dir/cargo-test.log"
 
 stage "win64 under wine (tests/win64/run.sh)"
 bash tests/win64/run.sh 2>&1 | tee "$log_dir/win64.log"

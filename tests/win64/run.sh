@@ -22,10 +22,11 @@ started=$SECONDS
 
 # The Windows-relevant test targets: the importer harness (lifecycle, states, FMU state
 # get/set/serialize, two instances on two threads), the bad-input table of the README, numerical
-# edge cases, eight threads bit for bit, the DLL's exports and imports, output parity, unwinding.
+# edge cases, eight threads bit for bit, the DLL's exports and imports, output parity, and the panic
+# barrier of the FMI layer (in-process, with the test-only feature panic-probe).
 # Not cross-built: memcheck (valgrind), c_header (a host C compiler), the accuracy studies (the same
 # arithmetic as parity, minutes more), no_allocation (links the rlib, not the DLL).
-TESTS=(importer_harness bad_input_table edge_cases threads exports parity unwinding)
+TESTS=(importer_harness bad_input_table edge_cases threads exports parity panic_barrier)
 
 say() { printf 'win64: %s\n' "$*"; }
 die() {
@@ -54,7 +55,7 @@ for test in "${TESTS[@]}"; do arguments+=(--test "$test"); done
 messages=$(mktemp)
 trap 'rm -f "$messages"' EXIT
 # The profile (Cargo.toml) builds quickly; the DLL under test is the packed one, whatever it is.
-bash packaging/win64_cargo.sh test --profile win64-tests --no-run --quiet --message-format=json-render-diagnostics \
+bash packaging/win64_cargo.sh test --profile win64-tests --features panic-probe --no-run --quiet --message-format=json-render-diagnostics \
     "${arguments[@]}" >"$messages"
 declare -A executable=()
 while read -r name path; do
