@@ -1,6 +1,7 @@
 //! Writes the committed seeds of the `deserialize_state` target: valid states the FMU serialized
 //! itself, from situations that reach different code (contact, supplied derivatives, a full
-//! velocity history, the heat port), so mutations start from meaningful buffers.
+//! velocity history, the heat port, Model Exchange in Event and Continuous-Time Mode), so mutations
+//! start from meaningful buffers.
 //!
 //! `cargo run --example write_seeds -- corpus/deserialize_state` (from fuzz/).
 
@@ -8,20 +9,22 @@ use std::path::PathBuf;
 
 use elastogap::fmi2::*;
 use elastogap::variables::{by_var, Var};
-use elastogap_fuzz::{Instance, OK};
-use fmi_sys::fmi2::fmi2FMUstate;
+use elastogap_fuzz::{Instance, CO_SIMULATION, MODEL_EXCHANGE, OK};
+use fmi_sys::fmi2::{fmi2EventInfo, fmi2FMUstate};
 
 fn ok(status: u32, what: &str) {
     assert_eq!(status, OK, "{what}");
 }
 
-/// Runs `scenario` on an initialized instance and returns the serialized state it ends in.
+/// Runs `scenario` on an initialized instance of `fmu_type` and returns the serialized state it
+/// ends in.
 fn serialized_after(
+    fmu_type: u32,
     parameters: &[(Var, f64)],
     use_heat_port: bool,
     scenario: impl FnOnce(&Instance),
 ) -> Vec<u8> {
-    let instance = Instance::standard();
+    let instance = Instance::standard_of(fmu_type);
     ok(
         instance.call("fmi2SetupExperiment", |c| unsafe {
             fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0)
@@ -85,6 +88,43 @@ fn steps(instance: &Instance, count: u32, h: f64, inputs: impl Fn(f64) -> Vec<(V
     }
 }
 
+/// Model Exchange, from Event Mode: the inputs, the event, Continuous-Time Mode and one integrator
+/// step to t = 1e-3 that sets E_loss.
+fn integrator_step(instance: &Instance, inputs: &[(Var, f64)], e_loss: f64) {
+    ok(instance.set_reals(inputs), "inputs");
+    let mut info = fmi2EventInfo::default();
+    ok(
+        instance.call("fmi2NewDiscreteStates", |c| unsafe {
+            fmi2NewDiscreteStates(c, &mut info)
+        }),
+        "event",
+    );
+    ok(
+        instance.call("fmi2EnterContinuousTimeMode", |c| unsafe {
+            fmi2EnterContinuousTimeMode(c)
+        }),
+        "continuous-time mode",
+    );
+    ok(
+        instance.call("fmi2SetTime", |c| unsafe { fmi2SetTime(c, 1e-3) }),
+        "time",
+    );
+    let x = [e_loss];
+    ok(
+        instance.call("fmi2SetContinuousStates", |c| unsafe {
+            fmi2SetContinuousStates(c, x.as_ptr(), x.len())
+        }),
+        "states",
+    );
+    let (mut enter, mut terminate) = (0, 0);
+    ok(
+        instance.call("fmi2CompletedIntegratorStep", |c| unsafe {
+            fmi2CompletedIntegratorStep(c, 1, &mut enter, &mut terminate)
+        }),
+        "integrator step",
+    );
+}
+
 fn main() {
     let directory = PathBuf::from(
         std::env::args()
@@ -96,22 +136,24 @@ fn main() {
     // An impact: flange_b approaches and bounces, in contact at the end.
     let approach = |t: f64| vec![(Var::FlangeBS, 1e-3 - 0.5 * t), (Var::FlangeBV, -0.5)];
     let seeds: Vec<(&str, Vec<u8>)> = vec![
-        ("fresh", serialized_after(&[], false, |_| {})),
+        ("fresh", serialized_after(CO_SIMULATION, &[], false, |_| {})),
         (
             "one_step_free",
-            serialized_after(&[], false, |i| steps(i, 1, 1e-3, |_| vec![])),
+            serialized_after(CO_SIMULATION, &[], false, |i| steps(i, 1, 1e-3, |_| vec![])),
         ),
         (
             "impact_in_contact",
-            serialized_after(&stiff, false, |i| steps(i, 5, 1e-3, approach)),
+            serialized_after(CO_SIMULATION, &stiff, false, |i| {
+                steps(i, 5, 1e-3, approach)
+            }),
         ),
         (
             "impact_heat_port",
-            serialized_after(&stiff, true, |i| steps(i, 5, 1e-3, approach)),
+            serialized_after(CO_SIMULATION, &stiff, true, |i| steps(i, 5, 1e-3, approach)),
         ),
         (
             "supplied_derivatives",
-            serialized_after(&stiff, false, |i| {
+            serialized_after(CO_SIMULATION, &stiff, false, |i| {
                 steps(i, 2, 1e-3, approach);
                 let vrs = [
                     by_var(Var::FlangeAV).value_reference,
@@ -136,6 +178,7 @@ fn main() {
         (
             "nonlinear_fine_substeps",
             serialized_after(
+                CO_SIMULATION,
                 &[
                     (Var::C, 1e6),
                     (Var::N, 3.0),
@@ -150,6 +193,16 @@ fn main() {
                     })
                 },
             ),
+        ),
+        (
+            "model_exchange_event_mode",
+            serialized_after(MODEL_EXCHANGE, &[], true, |_| {}),
+        ),
+        (
+            "model_exchange_in_contact",
+            serialized_after(MODEL_EXCHANGE, &stiff, true, |i| {
+                integrator_step(i, &[(Var::FlangeBS, -1e-3), (Var::FlangeBV, -0.5)], 0.25)
+            }),
         ),
     ];
     for (name, bytes) in seeds {

@@ -1,6 +1,7 @@
 //! Random sequences of FMI 2.0 calls, in any state, with random arguments: value references,
 //! counts, NULL and valid pointers, extreme reals, any parameters and step sizes, communication
-//! points off the FMU's time, foreign and stale FMU states, corrupt serialized states.
+//! points off the FMU's time, foreign and stale FMU states, corrupt serialized states, and the
+//! Model Exchange calls with any time, any state values and arrays of any length.
 //!
 //! Findings are panics: a crash, a failed call that logged no reason, a status other than
 //! fmi2OK/fmi2Error, or an output that an OK call returned and that breaks the model's invariants.
@@ -12,10 +13,13 @@ use std::ffi::CString;
 use arbitrary::Arbitrary;
 use elastogap::fmi2::*;
 use elastogap::variables::{Causality, Var, VARIABLES};
-use elastogap_fuzz::{check_step, Instance, CO_SIMULATION, OK};
+use elastogap::variables::{EVENT_INDICATORS, STATES};
+use elastogap_fuzz::{
+    check_returned_array, check_step, Instance, CO_SIMULATION, MODEL_EXCHANGE, OK,
+};
 use fmi_sys::fmi2::{
-    fmi2Boolean, fmi2Byte, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2Status, fmi2StatusKind,
-    fmi2String, fmi2ValueReference,
+    fmi2Boolean, fmi2Byte, fmi2EventInfo, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2Status,
+    fmi2StatusKind, fmi2String, fmi2ValueReference,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -168,6 +172,50 @@ enum Serialized {
     Null(u16),
 }
 
+/// The fmuType an instance is requested for.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum FmuType {
+    ModelExchange,
+    CoSimulation,
+    Other(u32),
+}
+
+impl FmuType {
+    fn value(self) -> u32 {
+        match self {
+            FmuType::ModelExchange => MODEL_EXCHANGE,
+            FmuType::CoSimulation => CO_SIMULATION,
+            FmuType::Other(other) => other,
+        }
+    }
+}
+
+/// The length of an array the harness hands to a Model Exchange call: the model's, or any.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Length {
+    Model,
+    Other(u8),
+}
+
+/// An array a Model Exchange call fills: its length, and how it is passed.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+struct Output {
+    length: Length,
+    array: Array,
+}
+
+impl Output {
+    /// A buffer of the chosen length, for a model array of `model_length` values, filled with NaN
+    /// so that a value the FMU did not write fails the finiteness check.
+    fn buffer(self, model_length: usize) -> Vec<f64> {
+        let length = match self.length {
+            Length::Model => model_length,
+            Length::Other(n) => usize::from(n % 8),
+        };
+        vec![f64::NAN; length]
+    }
+}
+
 /// When a step starts, relative to the FMU's own time.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum When {
@@ -181,7 +229,7 @@ enum When {
 enum Call {
     Instantiate {
         name: Text,
-        fmu_type: Option<u32>,
+        fmu_type: FmuType,
         guid: Text,
         resource: Text,
         callbacks: bool,
@@ -303,6 +351,28 @@ enum Call {
         kind: u32,
         null: bool,
     },
+    EnterEventMode,
+    NewDiscreteStates {
+        null_info: bool,
+    },
+    EnterContinuousTimeMode,
+    CompletedIntegratorStep {
+        no_set_prior: bool,
+        null_enter_event_mode: bool,
+        null_terminate: bool,
+    },
+    /// Relative to the last time set on the instance.
+    SetTime(When),
+    /// Sets `x` followed by `extra`: one value is the model's count.
+    SetContinuousStates {
+        x: Real,
+        extra: Vec<Real>,
+        array: Array,
+    },
+    GetDerivatives(Output),
+    GetEventIndicators(Output),
+    GetContinuousStates(Output),
+    GetNominalsOfContinuousStates(Output),
     /// Calls a function with a NULL instance.
     NullInstance(u8),
     /// Switches the instance slot later calls go to.
@@ -317,6 +387,10 @@ enum Prelude {
     Initialized,
     /// Initialized, in contact and moving, after a few steps.
     Stepping,
+    /// A Model Exchange instance, not initialized.
+    ModelExchangeInstantiated,
+    /// A Model Exchange instance in Continuous-Time Mode, in contact and moving, after an event.
+    ModelExchangeContinuous,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -333,6 +407,9 @@ struct Harness {
     states: [fmi2FMUstate; STATE_SLOTS],
     serialized: Vec<u8>,
     steps: usize,
+    /// The last time fmi2SetTime accepted, per instance slot: Model Exchange has no status query
+    /// that tells it.
+    times: [f64; INSTANCE_SLOTS],
 }
 
 impl Harness {
@@ -355,11 +432,19 @@ impl Harness {
     }
 
     fn prelude(&mut self, prelude: Prelude) {
-        if matches!(prelude, Prelude::None) {
-            return;
-        }
-        let instance = Instance::standard();
-        if !matches!(prelude, Prelude::Instantiated) {
+        let instance = match prelude {
+            Prelude::None => return,
+            Prelude::Instantiated | Prelude::Initialized | Prelude::Stepping => {
+                Instance::standard()
+            }
+            Prelude::ModelExchangeInstantiated | Prelude::ModelExchangeContinuous => {
+                Instance::standard_of(MODEL_EXCHANGE)
+            }
+        };
+        if !matches!(
+            prelude,
+            Prelude::Instantiated | Prelude::ModelExchangeInstantiated
+        ) {
             let ok = |s: fmi2Status| assert_eq!(s, OK, "prelude call failed");
             ok(instance.call("fmi2SetupExperiment", |c| unsafe {
                 fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0)
@@ -378,6 +463,16 @@ impl Harness {
                         fmi2DoStep(c, f64::from(k) * 1e-3, 1e-3, 0)
                     }));
                 }
+            }
+            if matches!(prelude, Prelude::ModelExchangeContinuous) {
+                ok(instance.set_reals(&[(Var::FlangeBS, -1e-3), (Var::FlangeBV, -0.5)]));
+                let mut info = fmi2EventInfo::default();
+                ok(instance.call("fmi2NewDiscreteStates", |c| unsafe {
+                    fmi2NewDiscreteStates(c, &mut info)
+                }));
+                ok(instance.call("fmi2EnterContinuousTimeMode", |c| unsafe {
+                    fmi2EnterContinuousTimeMode(c)
+                }));
             }
         }
         self.instances[0] = Some(instance);
@@ -400,9 +495,10 @@ impl Harness {
                 let name = name.make("fuzz");
                 let guid_value = guid_text.make(elastogap::GUID);
                 let resource = resource.make("file:///tmp/fuzz%20resources/");
+                self.times[self.current] = 0.0;
                 self.instances[self.current] = Instance::instantiate(
                     name.as_deref(),
-                    fmu_type.unwrap_or(CO_SIMULATION),
+                    fmu_type.value(),
                     guid_value.as_deref(),
                     resource.as_deref(),
                     *callbacks,
@@ -421,7 +517,11 @@ impl Harness {
                     if matches!(call, Call::DoStep { .. }) {
                         self.steps += 1;
                     }
-                    self.run_on_instance(call);
+                    if let Call::SetTime(when) = call {
+                        self.set_time(*when);
+                    } else {
+                        self.run_on_instance(call);
+                    }
                 }
             }
         }
@@ -431,14 +531,20 @@ impl Harness {
         let null = std::ptr::null_mut();
         let mut time = 0.0;
         let mut state: fmi2FMUstate = std::ptr::null_mut();
+        let mut info = fmi2EventInfo::default();
+        let mut x = [0.0; STATES.len()];
         // SAFETY: a NULL instance with otherwise valid arguments; the FMU must refuse it.
         let status = unsafe {
-            match which % 6 {
+            match which % 10 {
                 0 => fmi2DoStep(null, 0.0, 1e-3, 0),
                 1 => fmi2EnterInitializationMode(null),
                 2 => fmi2GetRealStatus(null, 2, &mut time),
                 3 => fmi2GetFMUstate(null, &mut state),
                 4 => fmi2Reset(null),
+                5 => fmi2NewDiscreteStates(null, &mut info),
+                6 => fmi2SetTime(null, 0.0),
+                7 => fmi2GetDerivatives(null, x.as_mut_ptr(), x.len()),
+                8 => fmi2SetContinuousStates(null, x.as_ptr(), x.len()),
                 _ => {
                     fmi2FreeInstance(null);
                     fmi_sys::fmi2::fmi2Status_fmi2Error
@@ -447,6 +553,21 @@ impl Harness {
         };
         assert_ne!(status, OK, "a call on a NULL instance returned fmi2OK");
         elastogap_fuzz::take_log();
+    }
+
+    fn set_time(&mut self, when: When) {
+        let base = self.times[self.current];
+        let time = match when {
+            When::Now => base,
+            When::NowPlus(dt) => base + dt.value(),
+            When::NowScaled(factor) => base * factor.value(),
+            When::At(t) => t.value(),
+        };
+        let instance = self.instance().expect("checked by the caller");
+        let status = instance.call("fmi2SetTime", |c| unsafe { fmi2SetTime(c, time) });
+        if status == OK {
+            self.times[self.current] = time;
+        }
     }
 
     fn run_on_instance(&mut self, call: &Call) {
@@ -664,7 +785,7 @@ impl Harness {
                 let state = self.state_value(*slot);
                 let status =
                     instance.call("fmi2SetFMUstate", |c| unsafe { fmi2SetFMUstate(c, state) });
-                if status == OK && instance.time().is_some() {
+                if status == OK && instance.running() {
                     instance.check_outputs("after fmi2SetFMUstate");
                 }
             }
@@ -885,7 +1006,121 @@ impl Harness {
                     fmi2GetStringStatus(c, *kind as fmi2StatusKind, p)
                 });
             }
+            Call::EnterEventMode => {
+                instance.call("fmi2EnterEventMode", |c| unsafe { fmi2EnterEventMode(c) });
+            }
+            Call::NewDiscreteStates { null_info } => {
+                // Not the values the FMU must write, so that a field it leaves is caught.
+                let mut info = fmi2EventInfo {
+                    newDiscreteStatesNeeded: 7,
+                    terminateSimulation: 7,
+                    nominalsOfContinuousStatesChanged: 7,
+                    valuesOfContinuousStatesChanged: 7,
+                    nextEventTimeDefined: 7,
+                    nextEventTime: f64::NAN,
+                };
+                let p: *mut fmi2EventInfo = if *null_info {
+                    std::ptr::null_mut()
+                } else {
+                    &mut info
+                };
+                let status = instance.call("fmi2NewDiscreteStates", |c| unsafe {
+                    fmi2NewDiscreteStates(c, p)
+                });
+                if status == OK {
+                    instance.check_event("after fmi2NewDiscreteStates", &info);
+                }
+            }
+            Call::EnterContinuousTimeMode => {
+                instance.call("fmi2EnterContinuousTimeMode", |c| unsafe {
+                    fmi2EnterContinuousTimeMode(c)
+                });
+            }
+            Call::CompletedIntegratorStep {
+                no_set_prior,
+                null_enter_event_mode,
+                null_terminate,
+            } => {
+                let (mut enter_event_mode, mut terminate): (fmi2Boolean, fmi2Boolean) = (7, 7);
+                let pe: *mut fmi2Boolean = if *null_enter_event_mode {
+                    std::ptr::null_mut()
+                } else {
+                    &mut enter_event_mode
+                };
+                let pt: *mut fmi2Boolean = if *null_terminate {
+                    std::ptr::null_mut()
+                } else {
+                    &mut terminate
+                };
+                let status = instance.call("fmi2CompletedIntegratorStep", |c| unsafe {
+                    fmi2CompletedIntegratorStep(c, fmi2Boolean::from(*no_set_prior), pe, pt)
+                });
+                if status == OK {
+                    // No step events and no reason to stop: both answers are fmi2False.
+                    assert_eq!(
+                        (enter_event_mode, terminate),
+                        (0, 0),
+                        "fmi2CompletedIntegratorStep returned fmi2OK with (enterEventMode, terminateSimulation)"
+                    );
+                    instance.check_outputs("after fmi2CompletedIntegratorStep");
+                }
+            }
+            Call::SetContinuousStates { x, extra, array } => {
+                let values: Vec<fmi2Real> = std::iter::once(x.value())
+                    .chain(extra.iter().map(|r| r.value()))
+                    .collect();
+                let (p, n) = array.pass(&values);
+                let status = instance.call("fmi2SetContinuousStates", |c| unsafe {
+                    fmi2SetContinuousStates(c, p, n)
+                });
+                if status == OK {
+                    instance.check_states_read_back("after fmi2SetContinuousStates", &values[..n]);
+                }
+            }
+            Call::GetDerivatives(output) => {
+                let mut values = output.buffer(STATES.len());
+                let (p, n) = output.array.pass_mut(&mut values);
+                let status = instance.call("fmi2GetDerivatives", |c| unsafe {
+                    fmi2GetDerivatives(c, p, n)
+                });
+                if status == OK {
+                    instance.check_derivatives("fmi2GetDerivatives", &values[..n]);
+                }
+            }
+            Call::GetEventIndicators(output) => {
+                let mut values = output.buffer(EVENT_INDICATORS.len());
+                let (p, n) = output.array.pass_mut(&mut values);
+                let status = instance.call("fmi2GetEventIndicators", |c| unsafe {
+                    fmi2GetEventIndicators(c, p, n)
+                });
+                if status == OK {
+                    assert_eq!(n, EVENT_INDICATORS.len(), "an OK call with a wrong ni");
+                    check_returned_array("fmi2GetEventIndicators", &values[..n], false);
+                }
+            }
+            Call::GetContinuousStates(output) => {
+                let mut values = output.buffer(STATES.len());
+                let (p, n) = output.array.pass_mut(&mut values);
+                let status = instance.call("fmi2GetContinuousStates", |c| unsafe {
+                    fmi2GetContinuousStates(c, p, n)
+                });
+                if status == OK {
+                    instance.check_continuous_states("fmi2GetContinuousStates", &values[..n]);
+                }
+            }
+            Call::GetNominalsOfContinuousStates(output) => {
+                let mut values = output.buffer(STATES.len());
+                let (p, n) = output.array.pass_mut(&mut values);
+                let status = instance.call("fmi2GetNominalsOfContinuousStates", |c| unsafe {
+                    fmi2GetNominalsOfContinuousStates(c, p, n)
+                });
+                if status == OK {
+                    assert_eq!(n, STATES.len(), "an OK call with a wrong nx");
+                    check_returned_array("fmi2GetNominalsOfContinuousStates", &values[..n], true);
+                }
+            }
             Call::Instantiate { .. }
+            | Call::SetTime(_)
             | Call::FreeInstance
             | Call::UseInstance(_)
             | Call::NullInstance(_) => unreachable!("handled without an instance"),
@@ -900,6 +1135,7 @@ fuzz_target!(|script: Script| {
         states: [std::ptr::null_mut(); STATE_SLOTS],
         serialized: Vec::new(),
         steps: 0,
+        times: [0.0; INSTANCE_SLOTS],
     };
     harness.prelude(script.prelude);
     for call in script.calls.iter().take(MAX_CALLS) {

@@ -8,10 +8,10 @@ use std::cell::RefCell;
 use std::ffi::{c_void, CStr, CString};
 
 use elastogap::fmi2::*;
-use elastogap::variables::{by_var, Kind, Var, VARIABLES};
+use elastogap::variables::{by_var, Kind, Var, STATES, VARIABLES};
 use fmi_sys::fmi2::{
     fmi2Boolean, fmi2CallbackFunctions, fmi2CallbackLogger, fmi2Component,
-    fmi2ComponentEnvironment, fmi2Real, fmi2Status, fmi2String, fmi2ValueReference,
+    fmi2ComponentEnvironment, fmi2EventInfo, fmi2Real, fmi2Status, fmi2String, fmi2ValueReference,
 };
 
 pub const OK: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2OK;
@@ -19,6 +19,7 @@ pub const DISCARD: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Discard;
 pub const ERROR: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Error;
 pub const FATAL: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Fatal;
 pub const CO_SIMULATION: u32 = fmi_sys::fmi2::fmi2Type_fmi2CoSimulation;
+pub const MODEL_EXCHANGE: u32 = fmi_sys::fmi2::fmi2Type_fmi2ModelExchange;
 /// The most substeps per communication step the harness lets a step take; see
 /// [`Instance::cap_substeps`].
 pub const SUBSTEP_COUNT_CAP: i32 = 10_000;
@@ -164,6 +165,9 @@ pub struct Instance {
     environment: Box<u8>,
     pub name: String,
     pub has_logger: bool,
+    /// Instantiated as fmi2ModelExchange: the importer integrates E_loss and may set it to any
+    /// value, and `contact` changes only at events.
+    pub model_exchange: bool,
 }
 
 impl Instance {
@@ -247,15 +251,21 @@ impl Instance {
             environment,
             name,
             has_logger,
+            model_exchange: fmu_type == MODEL_EXCHANGE,
         })
     }
 
-    /// An instance with the defaults of the model description and a logger.
+    /// A co-simulation instance with the defaults of the model description and a logger.
     pub fn standard() -> Instance {
+        Instance::standard_of(CO_SIMULATION)
+    }
+
+    /// An instance of `fmu_type` with the defaults of the model description and a logger.
+    pub fn standard_of(fmu_type: u32) -> Instance {
         let guid = CString::new(elastogap::GUID).expect("GUID has no NUL");
         Instance::instantiate(
             Some(c"fuzz"),
-            CO_SIMULATION,
+            fmu_type,
             Some(&guid),
             Some(c"file:///tmp/resources/"),
             true,
@@ -315,6 +325,12 @@ impl Instance {
     /// Reads every variable of the table and checks the invariants of the model that hold in
     /// any state reached through successful calls after initialization.
     pub fn check_outputs(&self, context: &str) -> Option<Snapshot> {
+        // In Model Exchange `contact` is a discrete variable: it keeps its value from the last
+        // event while the inputs move, so it follows the motion only right after an event.
+        self.check_outputs_where(context, !self.model_exchange)
+    }
+
+    fn check_outputs_where(&self, context: &str, contact_follows_motion: bool) -> Option<Snapshot> {
         let reals: Vec<&_> = VARIABLES.iter().filter(|v| v.kind == Kind::Real).collect();
         let vrs: Vec<fmi2ValueReference> = reals.iter().map(|v| v.value_reference).collect();
         let mut values = vec![f64::NAN; vrs.len()];
@@ -353,21 +369,8 @@ impl Instance {
             -f_c
         );
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
-        let vr = [by_var(Var::Contact).value_reference];
-        let mut contact = [0];
-        let status = self.call("fmi2GetBoolean", |c| unsafe {
-            fmi2GetBoolean(c, vr.as_ptr(), 1, contact.as_mut_ptr())
-        });
-        if status == OK {
-            let expected = value(Var::SRel) < value(Var::SRel0);
-            assert_eq!(
-                contact[0] != 0,
-                expected,
-                "{context}: contact = {} but s_rel = {} and s_rel0 = {}",
-                contact[0],
-                value(Var::SRel),
-                value(Var::SRel0)
-            );
+        if contact_follows_motion {
+            self.check_contact(context, value(Var::SRel), value(Var::SRel0));
         }
         Some(Snapshot {
             f_mean: value(Var::FMean),
@@ -375,6 +378,131 @@ impl Instance {
             q_flow: value(Var::HeatPortQFlow),
         })
     }
+
+    /// `contact` agrees with the motion `s_rel`, `s_rel0` read with it.
+    fn check_contact(&self, context: &str, s_rel: f64, s_rel0: f64) {
+        let vr = [by_var(Var::Contact).value_reference];
+        let mut contact = [0];
+        let status = self.call("fmi2GetBoolean", |c| unsafe {
+            fmi2GetBoolean(c, vr.as_ptr(), 1, contact.as_mut_ptr())
+        });
+        if status == OK {
+            assert_eq!(
+                contact[0] != 0,
+                s_rel < s_rel0,
+                "{context}: contact = {} but s_rel = {s_rel} and s_rel0 = {s_rel0}",
+                contact[0]
+            );
+        }
+    }
+
+    /// Whether the simulation runs (initialization ended, parameters checked), asked in a way each
+    /// interface answers without side effects on success: co-simulation by its status query,
+    /// Model Exchange by the derivatives, which are also checked.
+    pub fn running(&self) -> bool {
+        if !self.model_exchange {
+            return self.time().is_some();
+        }
+        self.derivatives().is_some()
+    }
+
+    /// Model Exchange: the state derivatives, checked, if fmi2GetDerivatives returns fmi2OK.
+    pub fn derivatives(&self) -> Option<[f64; STATES.len()]> {
+        let mut values = [f64::NAN; STATES.len()];
+        let status = self.call("fmi2GetDerivatives", |c| unsafe {
+            fmi2GetDerivatives(c, values.as_mut_ptr(), values.len())
+        });
+        (status == OK).then(|| {
+            self.check_derivatives("fmi2GetDerivatives", &values);
+            values
+        })
+    }
+
+    /// Checks what fmi2GetDerivatives returned with fmi2OK: the state is the dissipated energy,
+    /// so its derivative is `lossPower` at the same point, never negative.
+    pub fn check_derivatives(&self, context: &str, derivatives: &[f64]) {
+        assert_eq!(
+            derivatives.len(),
+            STATES.len(),
+            "{context}: an OK call with a wrong nx"
+        );
+        assert!(
+            derivatives.iter().all(|x| x.is_finite()),
+            "{context}: fmi2GetDerivatives returned fmi2OK with {derivatives:?}"
+        );
+        let loss_power = self
+            .get_real(Var::LossPower)
+            .expect("lossPower is readable wherever the derivatives are");
+        let position = STATES
+            .iter()
+            .position(|(state, _)| *state == Var::ELoss)
+            .expect("E_loss is a state");
+        let der_e_loss = derivatives[position];
+        assert!(
+            der_e_loss == loss_power,
+            "{context}: der(E_loss) = {der_e_loss} but lossPower = {loss_power}"
+        );
+        assert!(
+            der_e_loss >= 0.0,
+            "{context}: der(E_loss) = {der_e_loss} < 0"
+        );
+    }
+
+    /// Checks what fmi2GetContinuousStates returned with fmi2OK: finite and the value of E_loss.
+    pub fn check_continuous_states(&self, context: &str, states: &[f64]) {
+        assert_eq!(
+            states.len(),
+            STATES.len(),
+            "{context}: an OK call with a wrong nx"
+        );
+        assert!(
+            states.iter().all(|x| x.is_finite()),
+            "{context}: fmi2GetContinuousStates returned fmi2OK with {states:?}"
+        );
+        self.check_states_read_back(context, states);
+    }
+
+    /// The states set or returned are what fmi2GetReal reads for the state variables.
+    pub fn check_states_read_back(&self, context: &str, states: &[f64]) {
+        for ((state, _), x) in STATES.iter().zip(states) {
+            if let Some(read) = self.get_real(*state) {
+                assert!(
+                    read == *x,
+                    "{context}: the state {} is {x}, but fmi2GetReal reads {read}",
+                    by_var(*state).name
+                );
+            }
+        }
+    }
+
+    /// Checks an fmi2EventInfo filled with fmi2OK, then the outputs of the event: the model has no
+    /// discrete state that feeds back, no state jumps and no time events, so one pass settles it,
+    /// and `contact` now follows the motion.
+    pub fn check_event(&self, context: &str, info: &fmi2EventInfo) {
+        let flags = [
+            info.newDiscreteStatesNeeded,
+            info.terminateSimulation,
+            info.nominalsOfContinuousStatesChanged,
+            info.valuesOfContinuousStatesChanged,
+            info.nextEventTimeDefined,
+        ];
+        assert!(
+            flags.iter().all(|flag| *flag == 0),
+            "{context}: fmi2NewDiscreteStates returned fmi2OK with the flags {flags:?} (all must be fmi2False)"
+        );
+        self.check_outputs_where(context, true);
+    }
+}
+
+/// Checks an array of Reals a Model Exchange call returned with fmi2OK: finite, and for nominals
+/// positive (FMI 2.0, 3.2.2: a nominal is > 0).
+pub fn check_returned_array(call: &str, values: &[f64], positive: bool) {
+    assert!(
+        values
+            .iter()
+            .all(|x| x.is_finite() && (!positive || *x > 0.0)),
+        "{call} returned fmi2OK with {values:?}"
+    );
 }
 
 /// The step results read after a call, to compare across steps.
