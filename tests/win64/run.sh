@@ -21,12 +21,13 @@ cd "$root"
 started=$SECONDS
 
 # The Windows-relevant test targets: the importer harness (lifecycle, states, FMU state
-# get/set/serialize, two instances on two threads), the bad-input table of the README, numerical
+# get/set/serialize, two instances on two threads), Model Exchange (the MSL example under an adaptive
+# integrator with event location, the ME calls and states), the bad-input table of docs/, numerical
 # edge cases, eight threads bit for bit, the DLL's exports and imports, output parity, and the panic
 # barrier of the FMI layer (in-process, with the test-only feature panic-probe).
 # Not cross-built: memcheck (valgrind), c_header (a host C compiler), the accuracy studies (the same
 # arithmetic as parity, minutes more), no_allocation (links the rlib, not the DLL).
-TESTS=(importer_harness bad_input_table edge_cases threads exports parity panic_barrier)
+TESTS=(importer_harness model_exchange bad_input_table edge_cases threads exports parity panic_barrier)
 
 say() { printf 'win64: %s\n' "$*"; }
 die() {
