@@ -16,7 +16,9 @@ use std::sync::Arc;
 
 use elastogap::variables::{by_var, Kind, Var};
 use fmi_sys::fmi2;
-use support::{Fmu, FmuState, Instance, InstantiateOptions, LogRecord, ResourceUri, Status};
+use support::{
+    ok, vr, Fmu, FmuState, Instance, InstantiateOptions, LogRecord, ResourceUri, Status,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The table side
@@ -197,10 +199,6 @@ fn expected_state(cell: &str) -> Result<Option<&'static str>, String> {
 // The FMU side: driving an instance
 // ---------------------------------------------------------------------------------------------
 
-fn vr(var: Var) -> u32 {
-    by_var(var).value_reference
-}
-
 /// Sets `var` with the setter of its type (Integers and Booleans given as f64).
 fn set(inst: &mut Instance, var: Var, value: f64) -> Status {
     let reference = [vr(var)];
@@ -209,11 +207,6 @@ fn set(inst: &mut Instance, var: Var, value: f64) -> Status {
         Kind::Integer => inst.set_integer(&reference, &[value as i32]),
         Kind::Boolean => inst.set_boolean(&reference, &[value != 0.0]),
     }
-}
-
-#[track_caller]
-fn ok(status: Status) {
-    assert_eq!(status, Status::Ok, "a legal call of the set-up failed");
 }
 
 /// The motion the running instances are given: flange_b pushed into flange_a.

@@ -17,9 +17,9 @@ use std::ffi::c_void;
 use std::process::{Command, ExitStatus};
 use std::sync::Arc;
 
-use elastogap::variables::{by_var, Var};
+use elastogap::variables::Var;
 use fmi_sys::fmi2;
-use support::{Fmu, FmuState, Instance, InstantiateOptions, Status};
+use support::{ok, vr, Fmu, FmuState, Instance, InstantiateOptions, Status};
 
 /// Set (to the test's name) in the environment of the child that valgrind runs.
 const CHILD_ENV: &str = "ELASTOGAP_MEMCHECK_CHILD";
@@ -171,15 +171,6 @@ impl Memcheck {
 // ---------------------------------------------------------------------------------------------
 // Workloads
 // ---------------------------------------------------------------------------------------------
-
-fn vr(var: Var) -> u32 {
-    by_var(var).value_reference
-}
-
-#[track_caller]
-fn ok(status: Status) {
-    assert_eq!(status, Status::Ok);
-}
 
 /// SplitMix64: a reproducible spread of parameters without a dependency.
 struct Numbers(u64);

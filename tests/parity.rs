@@ -24,8 +24,8 @@ mod support;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use elastogap::variables::{by_var, Var};
-use support::{Fmu, Instance, Status};
+use elastogap::variables::Var;
+use support::{ok, vr, Fmu, Instance};
 
 /// Where a record's value may legitimately differ between the two C libraries.
 const EXACT: &str = "exact";
@@ -44,15 +44,6 @@ const REALS: [Var; 9] = [
     Var::FC,
     Var::FD,
 ];
-
-fn vr(var: Var) -> u32 {
-    by_var(var).value_reference
-}
-
-#[track_caller]
-fn ok(status: Status) {
-    assert_eq!(status, Status::Ok);
-}
 
 /// One line of output: what was computed, which libm function it depends on, the values' bits.
 #[derive(Clone, Debug, PartialEq)]

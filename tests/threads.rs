@@ -18,8 +18,8 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Instant;
 
-use elastogap::variables::{by_var, Var};
-use support::{Fmu, Instance, InstantiateOptions, Status};
+use elastogap::variables::Var;
+use support::{ok, vr, Fmu, Instance, InstantiateOptions, Status};
 
 const THREADS: usize = 8;
 const STEPS: usize = 100_000;
@@ -48,15 +48,6 @@ const OUTPUT_REALS: [Var; 9] = [
 ];
 const INPUTS: [Var; 4] = [Var::FlangeAS, Var::FlangeAV, Var::FlangeBS, Var::FlangeBV];
 const VELOCITY_INPUTS: [Var; 2] = [Var::FlangeAV, Var::FlangeBV];
-
-fn vr(var: Var) -> u32 {
-    by_var(var).value_reference
-}
-
-#[track_caller]
-fn ok(status: Status) {
-    assert_eq!(status, Status::Ok);
-}
 
 #[derive(Clone, Copy, Debug)]
 struct GapSettings {

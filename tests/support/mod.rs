@@ -61,6 +61,17 @@ impl From<fmi2::fmi2Status> for Status {
     }
 }
 
+/// The value reference of a variable of the FMU's variable table.
+pub fn vr(var: elastogap::variables::Var) -> u32 {
+    elastogap::variables::by_var(var).value_reference
+}
+
+/// Asserts that a call the test needs to succeed returned fmi2OK.
+#[track_caller]
+pub fn ok(status: Status) {
+    assert_eq!(status, Status::Ok, "a call the test relies on failed");
+}
+
 impl Status {
     /// The raw `fmi2Status` value.
     pub fn raw(self) -> fmi2::fmi2Status {
