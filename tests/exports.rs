@@ -146,20 +146,32 @@ fn library_built_with_this_test_exports_exactly_the_fmi2_functions() {
     assert_library(&image, &path.display().to_string());
 }
 
-#[test]
-fn packaged_fmu_binary_exports_exactly_the_fmi2_functions() {
+/// The packaged FMU opened as an importer opens it, with the archive path of its binary
+/// `binaries/<folder>/<modelIdentifier>.<extension>`; `None` (and a note) without a packaged FMU.
+fn packaged_binary(
+    folder: &str,
+    extension: &str,
+) -> Option<(PathBuf, zip::ZipArchive<std::fs::File>, String)> {
     let Some(fmu) = packaged_fmu() else {
         eprintln!(
             "no packaged FMU (target/fmu/ElastoGap.fmu); run packaging/package.py to check it"
         );
-        return;
+        return None;
     };
     let file = std::fs::File::open(&fmu).expect("open the FMU");
     let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
     let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
     let identifier = model_identifier(&String::from_utf8_lossy(&description));
-    let (folder, _, extension) = fmi_platform();
     let name = format!("binaries/{folder}/{identifier}.{extension}");
+    Some((fmu, archive, name))
+}
+
+#[test]
+fn packaged_fmu_binary_exports_exactly_the_fmi2_functions() {
+    let (folder, _, extension) = fmi_platform();
+    let Some((fmu, mut archive, name)) = packaged_binary(folder, extension) else {
+        return;
+    };
     let image = read_entry(&mut archive, &name, &fmu);
     assert_library(&image, &format!("{}:{name}", fmu.display()));
 }
@@ -286,17 +298,9 @@ fn non_system_dlls(dlls: &[String]) -> Vec<String> {
 /// file. Only `ELASTOGAP_SKIP_WIN64` (a developer's linux64-only package) excuses its absence.
 #[test]
 fn packaged_win64_dll_exports_exactly_the_fmi2_functions_and_imports_only_system_dlls() {
-    let Some(fmu) = packaged_fmu() else {
-        eprintln!(
-            "no packaged FMU (target/fmu/ElastoGap.fmu); run packaging/package.py to check it"
-        );
+    let Some((fmu, mut archive, name)) = packaged_binary("win64", "dll") else {
         return;
     };
-    let file = std::fs::File::open(&fmu).expect("open the FMU");
-    let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
-    let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
-    let identifier = model_identifier(&String::from_utf8_lossy(&description));
-    let name = format!("binaries/win64/{identifier}.dll");
     if archive.by_name(&name).is_err() {
         let skipped =
             std::env::var_os("ELASTOGAP_SKIP_WIN64").is_some_and(|v| v != "0" && !v.is_empty());
