@@ -29,7 +29,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use elastogap::physics::{integrate_step, GapLaw, Motion, SubstepLimits};
+use elastogap::laws::GapLaw;
+use elastogap::step::{integrate_step, Motion, SubstepLimits};
 use elastogap::variables::{by_var, Var};
 use fmi_sys::fmi2::{self, Fmi2Binding};
 use support::Fmu;

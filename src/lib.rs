@@ -1,7 +1,8 @@
 //! ElastoGap: an FMI 2.0 co-simulation FMU of `Modelica.Mechanics.Translational.Components.ElastoGap`
 //! (Modelica Standard Library 4.1).
 //!
-//! - [`physics`]: the force law and its integration over a step; pure Rust.
+//! - [`laws`]: the contact force laws behind one interface; pure Rust.
+//! - [`step`]: their integration over a communication step, kinematic or dynamic; pure Rust.
 //! - [`model`]: one instance's parameters, inputs and step bookkeeping; pure Rust.
 //! - [`variables`]: the interface table, the single source of the get/set mapping, the
 //!   `modelDescription.xml` and the GUID.
@@ -10,9 +11,10 @@
 
 #![deny(unsafe_code)]
 
+pub mod laws;
 pub mod model;
-pub mod physics;
 pub mod snapshot;
+pub mod step;
 pub mod variables;
 
 /// The exported C functions of both interfaces; public so that in-process tests can call them

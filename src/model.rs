@@ -2,9 +2,8 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 
-use crate::physics::{
-    integrate_step, Forces, GapLaw, Motion, Partials, StepIntegral, SubstepLimits,
-};
+use crate::laws::{Forces, GapLaw, Partials};
+use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
 use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
 /// How the acceleration of a flange over a step is obtained; the parameter `accelerationEstimate`.

@@ -1,0 +1,87 @@
+//! The contact force laws, one module per family behind one interface, [`ContactLaw`]. The
+//! integrators in [`crate::step`] know a law only through this trait, so a new law is a new file
+//! here. Pure Rust: no FFI, no allocation, nothing about FMI.
+
+mod elasto_gap;
+
+pub use elasto_gap::GapLaw;
+
+/// A law's values at one relative position and velocity.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Forces {
+    pub contact: bool,
+    /// Spring part.
+    pub f_c: f64,
+    /// Damper part.
+    pub f_d: f64,
+    /// Force at flange_b, `f_c + f_d` (the body at flange_b feels `-f`).
+    pub f: f64,
+    /// `f_d * v_rel`.
+    pub loss_power: f64,
+}
+
+/// Partial derivatives of the law's outputs with respect to `s_rel` (`ds`) and `v_rel` (`dv`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Partials {
+    pub f_c_ds: f64,
+    pub f_d_ds: f64,
+    pub f_d_dv: f64,
+    pub loss_power_ds: f64,
+    pub loss_power_dv: f64,
+}
+
+impl Partials {
+    pub fn f_ds(&self) -> f64 {
+        self.f_c_ds + self.f_d_ds
+    }
+    pub fn f_dv(&self) -> f64 {
+        self.f_d_dv
+    }
+}
+
+/// Where a law is affine in the relative motion: with `x = s_rel - s_rel0`,
+/// `f = stiffness*x + damping*v_rel + offset` and its spring part `f_c = spring_stiffness*x +
+/// spring_offset`. The motion under such a force has a closed form, which the dynamic step uses
+/// instead of a numerical integrator.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AffineRegion {
+    pub stiffness: f64,
+    pub damping: f64,
+    pub offset: f64,
+    pub spring_stiffness: f64,
+    pub spring_offset: f64,
+}
+
+/// What the step integrators need of a force law.
+pub trait ContactLaw {
+    /// Contact while `s_rel < s_rel0`; outside, the law gives no force.
+    fn s_rel0(&self) -> f64;
+
+    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces;
+
+    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials;
+
+    /// In contact, a function whose sign changes exactly where the law has a kink (a switch of
+    /// branch); the integrators locate its roots and never integrate across one.
+    fn kink_indicator(&self, s_rel: f64, v_rel: f64) -> f64;
+
+    /// The kink indicator from the forces already evaluated at the same point; override it where
+    /// that saves work.
+    fn kink_indicator_with(&self, forces: &Forces, s_rel: f64, v_rel: f64) -> f64 {
+        let _ = forces;
+        self.kink_indicator(s_rel, v_rel)
+    }
+
+    /// The affine branch the law is on at this point in contact, if its force is piecewise affine
+    /// there (`None` selects the adaptive integrator).
+    fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion>;
+
+    /// Whether the force along a quadratic motion is a polynomial of degree at most 2 between
+    /// kinks, so that three Gauss points integrate it exactly.
+    fn is_polynomial_along_quadratic_motion(&self) -> bool {
+        false
+    }
+
+    /// A length that sets the scale of the penetration, for relative tolerances.
+    fn length_scale(&self) -> f64;
+}

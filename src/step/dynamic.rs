@@ -1,0 +1,3 @@
+use super::StepIntegral;
+pub type DynamicStep = StepIntegral;
+pub fn integrate_dynamics() {}

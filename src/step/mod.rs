@@ -1,0 +1,93 @@
+//! Integration of a contact law over a communication step, in two modes:
+//! - [`kinematic`]: along the relative motion extrapolated from the inputs (the flanges are moved
+//!   by the master whatever the force does);
+//! - [`dynamic`]: the relative motion answers the contact force through an effective mass, so the
+//!   step is exact for a body against a housing at any step size.
+//!
+//! Pure Rust: no FFI, no allocation, nothing about FMI.
+
+mod adaptive;
+mod affine;
+pub mod dynamic;
+pub mod kinematic;
+mod roots;
+
+pub use dynamic::{integrate_dynamics, DynamicStep};
+pub use kinematic::integrate_step;
+
+/// Contact transitions an integral keeps for the event log.
+pub const MAX_TRANSITIONS: usize = 4;
+
+/// Relative motion over a step: `s(tau) = s + v*tau + a*tau^2/2`, `v(tau) = v + a*tau`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    pub s: f64,
+    pub v: f64,
+    pub a: f64,
+}
+
+impl Motion {
+    pub fn at(&self, tau: f64) -> Motion {
+        Motion {
+            s: self.s + tau * (self.v + 0.5 * self.a * tau),
+            v: self.v + self.a * tau,
+            a: self.a,
+        }
+    }
+}
+
+/// How finely a step is cut while in contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SubstepLimits {
+    pub max_size: f64,
+    pub max_count: u32,
+}
+
+impl SubstepLimits {
+    /// The nominal substep length for a step of length `h`.
+    pub(crate) fn nominal(&self, h: f64) -> f64 {
+        let wanted = (h / self.max_size).ceil();
+        let count = if wanted.is_finite() {
+            wanted.clamp(1.0, f64::from(self.max_count.max(1)))
+        } else {
+            f64::from(self.max_count.max(1))
+        };
+        h / count
+    }
+}
+
+/// A contact start or end located inside a step, `tau` after the step's start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Transition {
+    pub tau: f64,
+    pub entering: bool,
+}
+
+/// What one communication step produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepIntegral {
+    /// Integral of f over the step (N.s).
+    pub impulse: f64,
+    /// Integral of lossPower over the step (J), `>= 0`.
+    pub dissipated: f64,
+    /// The first contact transitions in time order (a quadratic motion crosses `s_rel0` at most
+    /// twice; the dynamic step may bounce more often).
+    pub transitions: [Transition; MAX_TRANSITIONS],
+    pub transition_count: usize,
+    /// Quadrature pieces evaluated (0 when the step had no contact).
+    pub substeps: u32,
+}
+
+impl StepIntegral {
+    /// Records a transition; beyond the capacity only the count of the rest is lost.
+    pub(crate) fn record(&mut self, tau: f64, entering: bool) {
+        if self.transition_count < MAX_TRANSITIONS {
+            self.transitions[self.transition_count] = Transition { tau, entering };
+            self.transition_count += 1;
+        }
+    }
+
+    pub fn transitions(&self) -> &[Transition] {
+        &self.transitions[..self.transition_count]
+    }
+}

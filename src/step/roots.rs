@@ -1,0 +1,83 @@
+//! Root location shared by the integrators.
+
+use super::Motion;
+
+/// Roots of `a/2*tau^2 + v*tau + (s - s_rel0)` strictly inside `(0, h)`, ascending, where the sign
+/// changes (a touching double root is no transition).
+pub(crate) fn contact_crossings(motion: Motion, s_rel0: f64, h: f64) -> ([f64; 2], usize) {
+    let offset = motion.s - s_rel0;
+    let half_a = 0.5 * motion.a;
+    let mut roots = [f64::NAN; 2];
+    if half_a == 0.0 {
+        if motion.v != 0.0 {
+            roots[0] = -offset / motion.v;
+        }
+    } else {
+        let discriminant = motion.v * motion.v - 4.0 * half_a * offset;
+        if discriminant > 0.0 {
+            // The stable pairing of the two quadratic formulas avoids cancellation.
+            let q = -0.5 * (motion.v + discriminant.sqrt().copysign(motion.v));
+            roots[0] = q / half_a;
+            roots[1] = if q != 0.0 { offset / q } else { f64::NAN };
+        }
+    }
+    let mut inside = [0.0; 2];
+    let mut count = 0;
+    for root in roots {
+        if root > 0.0 && root < h {
+            inside[count] = root;
+            count += 1;
+        }
+    }
+    if count == 2 && inside[0] > inside[1] {
+        inside.swap(0, 1);
+    }
+    (inside, count)
+}
+
+/// The root of `g` in `[t0, t1]`, given `g(t0)` and `g(t1)` of opposite signs (Illinois method:
+/// bracketing, so it always converges, and superlinear).
+pub(crate) fn bracketed_root(
+    g: impl Fn(f64) -> f64,
+    mut t0: f64,
+    mut g0: f64,
+    mut t1: f64,
+    mut g1: f64,
+) -> f64 {
+    let tolerance = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
+    let mut last_side = 0i8;
+    for _ in 0..100 {
+        if (t1 - t0).abs() <= tolerance {
+            break;
+        }
+        let mut t = (t0 * g1 - t1 * g0) / (g1 - g0);
+        if !(t > t0.min(t1) && t < t0.max(t1)) {
+            t = 0.5 * (t0 + t1);
+        }
+        let gt = g(t);
+        if gt == 0.0 {
+            return t;
+        }
+        if (gt > 0.0) == (g0 > 0.0) {
+            t0 = t;
+            g0 = gt;
+            if last_side == -1 {
+                g1 *= 0.5;
+            }
+            last_side = -1;
+        } else {
+            t1 = t;
+            g1 = gt;
+            if last_side == 1 {
+                g0 *= 0.5;
+            }
+            last_side = 1;
+        }
+    }
+    0.5 * (t0 + t1)
+}
+
+/// Whether the bound indicator changes sign between two samples.
+pub(crate) fn switches(ga: f64, gb: f64) -> bool {
+    (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0
+}
