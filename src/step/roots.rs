@@ -81,3 +81,43 @@ pub(crate) fn bracketed_root(
 pub(crate) fn switches(ga: f64, gb: f64) -> bool {
     (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0
 }
+
+/// The switch of `g` from `g(t0) < 0` to `g(t1) >= 0`, located like [`bracketed_root`], as the
+/// end of the final bracket where `g >= 0`: the point where the integrators resume is then
+/// already past the switch, so the law there is on its new branch.
+pub(crate) fn crossing_past(
+    mut g: impl FnMut(f64) -> f64,
+    mut t0: f64,
+    mut g0: f64,
+    mut t1: f64,
+    mut g1: f64,
+) -> f64 {
+    let mut last_side = 0i8;
+    for _ in 0..100 {
+        let tolerance = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
+        if (t1 - t0).abs() <= tolerance {
+            break;
+        }
+        let mut t = (t0 * g1 - t1 * g0) / (g1 - g0);
+        if !(t > t0.min(t1) && t < t0.max(t1)) {
+            t = 0.5 * (t0 + t1);
+        }
+        let gt = g(t);
+        if gt >= 0.0 {
+            t1 = t;
+            g1 = gt;
+            if last_side == 1 {
+                g0 *= 0.5;
+            }
+            last_side = 1;
+        } else {
+            t0 = t;
+            g0 = gt;
+            if last_side == -1 {
+                g1 *= 0.5;
+            }
+            last_side = -1;
+        }
+    }
+    t1
+}
