@@ -3,6 +3,8 @@
 //!
 //! - [`laws`]: the contact force laws behind one interface; pure Rust.
 //! - [`step`]: their integration over a communication step, kinematic or dynamic; pure Rust.
+//! - [`coupling`]: how a co-simulation step hands the contact to the master's bodies (the
+//!   model of the relative motion, its position correction and the effective-mass estimate).
 //! - [`model`]: one instance's parameters, inputs and step bookkeeping; pure Rust.
 //! - [`variables`]: the interface table, the single source of the get/set mapping, the
 //!   `modelDescription.xml` and the GUID.
@@ -11,6 +13,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod coupling;
 pub mod laws;
 pub mod model;
 pub mod snapshot;

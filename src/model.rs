@@ -2,7 +2,9 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 
+use crate::coupling::{replay, Coupling, Extrapolation, Observed};
 use crate::laws::{Forces, GapLaw, Partials};
+use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
 use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
@@ -40,6 +42,9 @@ pub struct Parameters {
     pub max_substep_size: f64,
     pub max_substep_count: i32,
     pub acceleration_estimate: i32,
+    /// 0: unknown (estimated); otherwise the effective mass of the relative motion.
+    pub m_eff: f64,
+    pub relative_tolerance: f64,
 }
 
 impl Default for Parameters {
@@ -58,6 +63,8 @@ impl Default for Parameters {
             max_substep_size: start(Var::MaxSubstepSize),
             max_substep_count: start(Var::MaxSubstepCount) as i32,
             acceleration_estimate: start(Var::AccelerationEstimate) as i32,
+            m_eff: start(Var::MEff),
+            relative_tolerance: start(Var::RelativeTolerance),
         }
     }
 }
@@ -200,6 +207,24 @@ pub struct ElastoGap {
     /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
     /// so `contact` reports this rather than the inputs of the moment.
     pub contact_at_event: bool,
+    /// Co-simulation: the model of the relative motion behind `f_mean` and `f_next`.
+    pub coupling: Coupling,
+}
+
+/// What one co-simulation step did, for the FMI layer's log.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    pub integral: StepIntegral,
+    /// Integrated with an effective mass (given or estimated) rather than along the extrapolated
+    /// motion.
+    pub dynamic: bool,
+    /// Without a mass: a contact started and ended inside this step, lasting this long (s).
+    pub contact_within_step: Option<f64>,
+    /// A contact completed in the last step and gave this effective-mass estimate (kg).
+    pub new_estimate: Option<f64>,
+    /// The first contact was replayed with the new estimate; what the master still owed then
+    /// (relative position in m, velocity in m/s), removed over the next two steps.
+    pub first_contact_owed: Option<(f64, f64)>,
 }
 
 impl Default for ElastoGap {
@@ -222,6 +247,7 @@ impl Default for ElastoGap {
             q_flow_mean: 0.0,
             last_step_size: 0.0,
             contact_at_event: false,
+            coupling: Coupling::default(),
         }
     }
 }
@@ -295,6 +321,8 @@ impl ElastoGap {
             Var::MaxSubstepSize => p.max_substep_size,
             Var::MaxSubstepCount => f64::from(p.max_substep_count),
             Var::AccelerationEstimate => f64::from(p.acceleration_estimate),
+            Var::MEff => p.m_eff,
+            Var::RelativeTolerance => p.relative_tolerance,
             Var::FlangeAS => self.inputs.s_a,
             Var::FlangeAV => self.inputs.v_a,
             Var::FlangeBS => self.inputs.s_b,
@@ -312,6 +340,11 @@ impl ElastoGap {
                 Interface::ModelExchange => self.heat_flow(forces().loss_power),
             },
             Var::FMean => self.f_mean,
+            Var::FNext => match self.interface {
+                Interface::CoSimulation => self.coupling.f_next,
+                Interface::ModelExchange => self.f_mean,
+            },
+            Var::MEffEstimate => self.coupling.mass_estimate,
             Var::ELoss => self.e_loss,
             Var::FC => forces().f_c,
             Var::FD => forces().f_d,
@@ -333,6 +366,8 @@ impl ElastoGap {
             Var::MaxSubstepSize => p.max_substep_size = value,
             Var::MaxSubstepCount => p.max_substep_count = value as i32,
             Var::AccelerationEstimate => p.acceleration_estimate = value as i32,
+            Var::MEff => p.m_eff = value,
+            Var::RelativeTolerance => p.relative_tolerance = value,
             Var::FlangeAS => self.inputs.s_a = value,
             Var::FlangeAV => self.inputs.v_a = value,
             Var::FlangeBS => self.inputs.s_b = value,
@@ -344,6 +379,8 @@ impl ElastoGap {
             | Var::LossPower
             | Var::HeatPortQFlow
             | Var::FMean
+            | Var::FNext
+            | Var::MEffEstimate
             | Var::ELoss
             | Var::DerELoss
             | Var::FC
@@ -368,29 +405,144 @@ impl ElastoGap {
         a_b - a_a
     }
 
-    /// Advances from `self.time` by `h`, integrating the law along the motion extrapolated from
-    /// the inputs. Returns what was integrated so the caller can report contact transitions.
-    pub fn do_step(&mut self, h: f64) -> StepIntegral {
+    fn substep_limits(&self) -> SubstepLimits {
+        SubstepLimits {
+            max_size: self.parameters.max_substep_size,
+            max_count: self.parameters.max_substep_count.max(1) as u32,
+        }
+    }
+
+    /// The effective mass the step integrates with: the parameter, else the estimate, else none
+    /// (the step integrates along the extrapolated motion).
+    pub fn effective_mass(&self) -> Option<f64> {
+        if self.parameters.m_eff > 0.0 {
+            Some(self.parameters.m_eff)
+        } else if self.coupling.mass_estimate > 0.0 {
+            Some(self.coupling.mass_estimate)
+        } else {
+            None
+        }
+    }
+
+    /// The master's relative motion now, from the inputs.
+    fn observed(&self) -> Observed {
+        Observed {
+            time: self.time,
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+        }
+    }
+
+    /// Advances from `self.time` by `h`: with an effective mass, the relative motion is integrated
+    /// under the contact's own force ([`crate::coupling`]); without one, the law is integrated
+    /// along the motion extrapolated from the inputs.
+    pub fn do_step(&mut self, h: f64) -> StepReport {
         let time = self.time;
+        let observed = self.observed();
+        let learned = self.coupling.observe(observed, self.effective_mass());
+        let next_before = self.coupling.f_next;
+        let mut report = StepReport {
+            new_estimate: learned.new_estimate,
+            ..StepReport::default()
+        };
+        match self.effective_mass() {
+            Some(mass) => self.dynamic_step(mass, h, &mut report),
+            None => self.kinematic_step(h, &mut report),
+        }
+        self.e_loss += report.integral.dissipated;
+        self.q_flow_mean = self.heat_flow(report.integral.dissipated / h);
+        self.history.push(time, &self.inputs);
+        self.supplied = SuppliedAccelerations::default();
+        self.coupling.last_h = h;
+        self.coupling.last_force = self.f_mean;
+        self.coupling.last_next = next_before;
+        self.coupling.last_contact_impulse = report.integral.impulse;
+        self.time = time + h;
+        self.last_step_size = h;
+        report
+    }
+
+    fn kinematic_step(&mut self, h: f64, report: &mut StepReport) {
         let start = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
-            a: self.relative_acceleration(time, h),
+            a: self.relative_acceleration(self.time, h),
         };
-        let limits = SubstepLimits {
-            max_size: self.parameters.max_substep_size,
-            max_count: self.parameters.max_substep_count.max(1) as u32,
-        };
-        let integral = integrate_step(&self.parameters.law, start, h, limits);
+        let law = &self.parameters.law;
+        let integral = integrate_step(law, start, h, self.substep_limits());
+        if let [entering, leaving] = integral.transitions() {
+            if entering.entering && !leaving.entering {
+                report.contact_within_step = Some(leaving.tau - entering.tau);
+            }
+        }
+        let end = start.at(h);
         self.f_mean = integral.impulse / h;
-        self.e_loss += integral.dissipated;
-        self.q_flow_mean = self.heat_flow(integral.dissipated / h);
-        self.history.push(time, &self.inputs);
-        self.supplied = SuppliedAccelerations::default();
-        self.end_of_step = Some(start.at(h));
-        self.time = time + h;
-        self.last_step_size = h;
-        integral
+        self.coupling.f_next = integrate_step(law, end, h, self.substep_limits()).impulse / h;
+        self.coupling.owed_s = 0.0;
+        self.coupling.owed_v = 0.0;
+        self.end_of_step = Some(end);
+        report.integral = integral;
+    }
+
+    fn dynamic_step(&mut self, mass: f64, h: f64, report: &mut StepReport) {
+        let time = self.time;
+        let extrapolation = match self.parameters.acceleration_estimate {
+            0 => Extrapolation::None,
+            1 => Extrapolation::Constant,
+            _ => Extrapolation::Linear,
+        };
+        let coupling = &mut self.coupling;
+        // A supplied input derivative is the master's relative acceleration at the step start,
+        // with the force it held over the last step in it.
+        let supplied = match (self.supplied.a, self.supplied.b) {
+            (None, None) => None,
+            (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + coupling.last_force / mass),
+        };
+        let a_ext = supplied.unwrap_or_else(|| coupling.a_ext(extrapolation, time, h));
+        let dynamics = Dynamics {
+            mass,
+            a_ext,
+            tolerance: self.parameters.relative_tolerance,
+        };
+        let law = &self.parameters.law;
+        let master = Motion {
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+            a: a_ext,
+        };
+        if coupling.first_contact_uncorrected && self.parameters.m_eff == 0.0 {
+            // The first contact was integrated without a mass; replayed with the estimate, it
+            // tells where the master should be now, and the correction takes it there.
+            let episode = coupling.episode;
+            let replayed = replay(law, &episode, dynamics, time - episode.start.time);
+            coupling.owed_s = replayed.s - master.s;
+            coupling.owed_v = replayed.v - master.v;
+            report.first_contact_owed = Some((coupling.owed_s, coupling.owed_v));
+        }
+        coupling.first_contact_uncorrected = false;
+        let plan = Coupling::plan((coupling.owed_s, coupling.owed_v), law, master, dynamics, h);
+        self.f_mean = plan.force;
+        (coupling.owed_s, coupling.owed_v) = plan.owed;
+        // The same plan one step ahead, from where the master will be if it holds f_mean.
+        let acceleration = a_ext - plan.force / mass;
+        let master_next = master.at(h);
+        let master_next = Motion {
+            s: master.s + h * (master.v + 0.5 * acceleration * h),
+            v: master.v + acceleration * h,
+            a: master_next.a,
+        };
+        let next_dynamics = Dynamics {
+            a_ext: if supplied.is_some() {
+                a_ext
+            } else {
+                coupling.a_ext(extrapolation, time + h, h)
+            },
+            ..dynamics
+        };
+        coupling.f_next = Coupling::plan(plan.owed, law, master_next, next_dynamics, h).force;
+        self.end_of_step = Some(plan.step.end);
+        report.integral = plan.step.integral;
+        report.dynamic = true;
     }
 
     /// The heat flow into the heat port for a dissipated power: all of it leaves there if the port

@@ -7,9 +7,11 @@ use crate::variables::{Var, VARIABLES};
 
 const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 2: the interface and the contact at the last event (Model Exchange) were added.
-const FORMAT_VERSION: u32 = 2;
+/// 3: the effective mass, the tolerance and the co-simulation coupling (owed motion, external
+/// acceleration history, contact episode, mass estimate, `f_next`) were added.
+const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 36;
+const FIELD_COUNT: usize = 61;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -92,6 +94,46 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
         Interface::CoSimulation
     };
     model.contact_at_event = contact_at_event != 0.0;
+
+    visitor(&mut model.parameters.m_eff);
+    visitor(&mut model.parameters.relative_tolerance);
+    let c = &mut model.coupling;
+    for value in [
+        &mut c.owed_s,
+        &mut c.owed_v,
+        &mut c.last.time,
+        &mut c.last.s,
+        &mut c.last.v,
+        &mut c.last_h,
+        &mut c.last_force,
+        &mut c.last_contact_impulse,
+    ] {
+        visitor(value);
+    }
+    for value in c.a_ext_means.iter_mut().chain(c.a_ext_times.iter_mut()) {
+        visitor(value);
+    }
+    let mut a_ext_count = c.a_ext_count as f64;
+    visitor(&mut a_ext_count);
+    c.a_ext_count = a_ext_count as usize;
+    let mut episode_open = flag(c.episode.open);
+    visitor(&mut episode_open);
+    c.episode.open = episode_open != 0.0;
+    for value in [
+        &mut c.episode.start.time,
+        &mut c.episode.start.s,
+        &mut c.episode.start.v,
+        &mut c.episode.a_ext,
+        &mut c.episode.applied_impulse,
+        &mut c.mass_estimate,
+    ] {
+        visitor(value);
+    }
+    let mut uncorrected = flag(c.first_contact_uncorrected);
+    visitor(&mut uncorrected);
+    c.first_contact_uncorrected = uncorrected != 0.0;
+    visitor(&mut c.f_next);
+    visitor(&mut c.last_next);
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
@@ -157,6 +199,12 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(26, 0.0, 1.0); // end-of-step present
     check_integer_slot(34, 0.0, 1.0); // Model Exchange
     check_integer_slot(35, 0.0, 1.0); // contact at the last event
+    check_integer_slot(50, 0.0, 2.0); // external accelerations known
+    check_integer_slot(51, 0.0, 1.0); // contact episode open
+    check_integer_slot(58, 0.0, 1.0); // first contact still to correct
+    if !(values[57] >= 0.0) {
+        malformed = true; // a negative mass estimate
+    }
     if malformed || values.iter().any(|v| !v.is_finite()) {
         return Err(
             "the serialized state is corrupt (a value is out of range or not finite)".into(),

@@ -17,6 +17,8 @@ pub enum Var {
     MaxSubstepSize,
     MaxSubstepCount,
     AccelerationEstimate,
+    MEff,
+    RelativeTolerance,
     FlangeAS,
     FlangeAV,
     FlangeBS,
@@ -28,6 +30,8 @@ pub enum Var {
     LossPower,
     HeatPortQFlow,
     FMean,
+    FNext,
+    MEffEstimate,
     ELoss,
     DerELoss,
     FC,
@@ -181,6 +185,10 @@ pub const VARIABLES: &[Variable] = &[
         "Most substeps in one communication step; bounds the cost of a long step (>= 1)"),
     variable!(AccelerationEstimate, "accelerationEstimate", 10, Integer, Parameter, Tunable, Some(3.0), None, Rule::Range(0, 3), NO_DEPENDENCY,
         "Flange acceleration the motion is extrapolated with over a step: 0 none (velocity only), 1 last step's mean, 2 second-order backward difference of the velocity inputs, 3 mean over the coming step extrapolated from the last steps (default, most accurate); an acceleration supplied with fmi2SetRealInputDerivatives is used as given instead"),
+    variable!(MEff, "m_eff", 15, Real, Parameter, Tunable, Some(0.0), Some("kg"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Co-simulation: effective (reduced) mass of the relative motion as the contact sees it: the body's mass for a body on a fixed housing, m_a*m_b/(m_a + m_b) for two bodies. With it, each step integrates the relative motion under the contact's own force, exact at any step size for a body on a housing. 0 (default): estimated from the master's answers to the first contact (output m_eff_estimate)"),
+    variable!(RelativeTolerance, "relativeTolerance", 16, Real, Parameter, Tunable, Some(1e-6), Some("1"), Rule::Positive, NO_DEPENDENCY,
+        "Relative accuracy of the adaptive integration inside a step for laws without a closed form (n != 1) (> 0)"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
@@ -205,6 +213,10 @@ pub const VARIABLES: &[Variable] = &[
         "Heat flow into the heat port if useHeatPort, else 0. Co-simulation: mean over the last communication step, -(energy dissipated)/h; Model Exchange: -lossPower"),
     variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step. Model Exchange: f as of the last event or completed integrator step (no meaning of its own)"),
+    variable!(FNext, "f_next", 29, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Co-simulation: mean force predicted over the coming step (as long as the last one) from the state at the end of this step; connect it for masters that step all units at once (Jacobi) and apply it over the next step. Model Exchange: equal to f_mean"),
+    variable!(MEffEstimate, "m_eff_estimate", 32, Real, Output, Discrete, None, Some("kg"), Rule::Any, NO_DEPENDENCY,
+        "Co-simulation: effective mass of the relative motion estimated from the master's answer to the last completed contact (impulse given against velocity change); 0 until a contact has completed"),
     // A state as an output lists no dependencies, as the Reference FMUs' BouncingBall does: what it
     // depends on is the state itself, and co-simulation masters look only for inputs there.
     variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, NO_DEPENDENCY,
@@ -250,6 +262,7 @@ pub fn by_var(var: Var) -> &'static Variable {
 /// Units used in the table and their SI base-unit exponents (kg, m, s) for `<UnitDefinitions>`.
 pub const UNITS: &[(&str, i32, i32, i32)] = &[
     ("N/m", 1, 0, -2),
+    ("kg", 1, 0, 0),
     ("N.s/m", 1, 0, -1),
     ("m", 0, 1, 0),
     ("1", 0, 0, 0),

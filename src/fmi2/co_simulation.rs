@@ -12,7 +12,7 @@ use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
 use super::OK;
-use crate::model::Number;
+use crate::model::{Number, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
 impl Instance {
@@ -53,7 +53,8 @@ impl Instance {
         let before = self.model;
         let next = &mut self.model;
         next.time = current_time;
-        let integral = next.do_step(h);
+        let report = next.do_step(h);
+        let integral = report.integral;
         let motion = next.motion();
         // Every output and local the step leaves must be readable: a finite f can still come
         // with an infinite lossPower (f_d near the largest double times v_rel).
@@ -78,6 +79,9 @@ impl Instance {
                 Number(h)
             )));
         }
+        if self.logger.is_enabled(Category::Coupling) {
+            self.log_coupling(current_time, h, &report);
+        }
         if self.logger.is_enabled(Category::Events) {
             for transition in integral.transitions() {
                 let message = format!(
@@ -93,6 +97,44 @@ impl Instance {
             }
         }
         Ok(())
+    }
+}
+
+impl Instance {
+    /// What a step says about how the contact meets the master's step size, under `logCoupling`.
+    /// Messages only: the step's status stays OK (fmusim ends a run on a returned warning).
+    fn log_coupling(&self, time: f64, h: f64, report: &StepReport) {
+        if let Some(estimate) = report.new_estimate {
+            let message = format!(
+                "t = {}: the master's answer to the last contact gives an effective mass of {} kg (output m_eff_estimate){}",
+                Number(time),
+                Number(estimate),
+                if self.model.parameters.m_eff > 0.0 {
+                    format!("; the parameter m_eff = {} kg is used", Number(self.model.parameters.m_eff))
+                } else {
+                    "; the following steps integrate the contact's own dynamics with it".to_string()
+                }
+            );
+            self.logger.log(OK, Category::Coupling, &message);
+        }
+        if let Some((owed_s, owed_v)) = report.first_contact_owed {
+            let message = format!(
+                "t = {}: the first contact, replayed with the estimated mass, leaves the master {} m and {} m/s off; the next two steps remove that with a momentum-free correction",
+                Number(time),
+                Number(owed_s),
+                Number(owed_v)
+            );
+            self.logger.log(OK, Category::Coupling, &message);
+        }
+        if let Some(duration) = report.contact_within_step {
+            let message = format!(
+                "t = {}: a contact started and ended inside one step: it lasted {} s, shorter than the step h = {} s. Without the effective mass the impulse is integrated along the motion extrapolated from the inputs, which overestimates it at such steps; set m_eff (the reduced mass m_a*m_b/(m_a + m_b), or the body's mass on a fixed housing) for the exact impulse, or the FMU uses its own estimate after this contact",
+                Number(time),
+                Number(duration),
+                Number(h)
+            );
+            self.logger.log(OK, Category::Coupling, &message);
+        }
     }
 }
 

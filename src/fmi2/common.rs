@@ -54,7 +54,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
             callback: callbacks.logger,
             environment: callbacks.componentEnvironment,
             instance_name: CString::new(if name.is_empty() { "ElastoGap" } else { name }).unwrap_or_default(),
-            enabled: [loggingOn != 0; 4],
+            enabled: [loggingOn != 0; CATEGORY_NAMES.len()],
         };
         let fail = |message: String| {
             logger.log(ERROR, Category::StatusError, &format!("fmi2Instantiate: {message}"));
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
         let names = slice(categories, nCategories, "categories[]")?;
         let on = loggingOn != 0;
         if names.is_empty() {
-            instance.logger.enabled = [on; 4];
+            instance.logger.enabled = [on; CATEGORY_NAMES.len()];
             return Ok(());
         }
         let mut enabled = instance.logger.enabled;
@@ -137,7 +137,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
                 panic!("the panic probe was asked for");
             }
             if name == ALL_CATEGORIES {
-                enabled = [on; 4];
+                enabled = [on; CATEGORY_NAMES.len()];
             } else if let Some(k) = CATEGORY_NAMES.iter().position(|c| c.to_str() == Ok(name)) {
                 enabled[k] = on;
             } else {

@@ -14,13 +14,15 @@ pub(super) enum Category {
     StatusDiscard = 1,
     StatusError = 2,
     StatusFatal = 3,
+    Coupling = 4,
 }
 
-pub(super) const CATEGORY_NAMES: [&CStr; 4] = [
+pub(super) const CATEGORY_NAMES: [&CStr; 5] = [
     c"logEvents",
     c"logStatusDiscard",
     c"logStatusError",
     c"logStatusFatal",
+    c"logCoupling",
 ];
 pub(super) const ALL_CATEGORIES: &str = "logAll";
 
@@ -29,7 +31,7 @@ pub(super) struct Logger {
     pub(super) environment: fmi2ComponentEnvironment,
     pub(super) instance_name: CString,
     /// Debug logging as switched by `loggingOn` and `fmi2SetDebugLogging`, per category.
-    pub(super) enabled: [bool; 4],
+    pub(super) enabled: [bool; CATEGORY_NAMES.len()],
 }
 
 impl Logger {
@@ -43,7 +45,7 @@ impl Logger {
         let Some(callback) = self.callback else {
             return;
         };
-        let always = category != Category::Events;
+        let always = !matches!(category, Category::Events | Category::Coupling);
         if !always && !self.enabled[category as usize] {
             return;
         }

@@ -9,7 +9,7 @@
 
 use super::adaptive::{integrate_stretch, State, StretchEnd};
 use super::affine::AffineMotion;
-use super::roots::{contact_crossings, crossing_past};
+use super::roots::{contact_crossings, crossing_past, kink_side, left_side};
 use super::{Motion, StepIntegral};
 use crate::laws::{AffineRegion, ContactLaw};
 
@@ -180,10 +180,9 @@ fn affine_stretch<L: ContactLaw>(
     let motion = AffineMotion::new(region, mass, a_ext, x0, v0);
     let s_rel0 = law.s_rel0();
     let mut evaluations = 0u32;
-    let g_start = law.kink_indicator(s_rel0 + x0, v0);
-    // Both event functions are negative before their event and positive after it.
-    let kink_sign = if g_start > 0.0 { -1.0 } else { 1.0 };
-    let kink = |(x, v): (f64, f64)| kink_sign * law.kink_indicator(s_rel0 + x, v);
+    let start_side = kink_side(law.kink_indicator(s_rel0 + x0, v0));
+    // Both event functions are negative before their event and non-negative after it.
+    let kink = |(x, v): (f64, f64)| left_side(law.kink_indicator(s_rel0 + x, v), start_side);
     let rate = motion.rate();
     let (limit, spacing) = if rate > 0.0 {
         (horizon, 1.0 / (rate * SAMPLES_PER_RADIAN))
@@ -210,7 +209,7 @@ fn affine_stretch<L: ContactLaw>(
     };
     let mut ta = 0.0;
     let mut a_state = (x0, v0);
-    let mut ka = kink_sign * g_start;
+    let mut ka = kink((x0, v0));
     loop {
         let mut tb = (ta + spacing).min(limit);
         if still > ta && still < tb {
@@ -220,7 +219,7 @@ fn affine_stretch<L: ContactLaw>(
         evaluations += 1;
         let kb = kink(b_state);
         let ended = b_state.0 >= 0.0;
-        if ended || kb > 0.0 {
+        if ended || kb >= 0.0 {
             let mut stop = (tb, StretchEnd::Horizon);
             if ended {
                 let tau = crossing_past(
@@ -236,7 +235,7 @@ fn affine_stretch<L: ContactLaw>(
                 stop = (tau, StretchEnd::ContactEnd);
             }
             let k_limit = if ended { kink(motion.at(stop.0)) } else { kb };
-            if k_limit > 0.0 {
+            if k_limit >= 0.0 {
                 let tau = crossing_past(
                     |tau| {
                         evaluations += 1;

@@ -121,3 +121,21 @@ pub(crate) fn crossing_past(
     }
     t1
 }
+
+/// The branch side of a kink indicator: the law switches where it becomes positive or stops
+/// being positive (a zero belongs to the non-positive side, as the laws decide their branches).
+pub(crate) fn kink_side(g: f64) -> bool {
+    g > 0.0
+}
+
+/// A kink indicator made an event function for [`crossing_past`]: negative while on the side
+/// the stretch started on, non-negative once on the other, with the indicator's magnitude so that
+/// secant steps stay informed.
+pub(crate) fn left_side(g: f64, start_side: bool) -> f64 {
+    let magnitude = g.abs() + f64::MIN_POSITIVE;
+    if kink_side(g) == start_side {
+        -magnitude
+    } else {
+        magnitude
+    }
+}

@@ -1,0 +1,301 @@
+//! How a co-simulation step couples the contact to the master's bodies when the effective mass of
+//! the relative motion is known (the parameter `m_eff`, or the FMU's own estimate of it).
+//!
+//! The FMU keeps a model of the relative motion: the master's state plus what it still owes (`owed`,
+//! model minus master). Each step it integrates the model under the contact force
+//! ([`crate::step::dynamic`]) and outputs the mean force `f_mean` the master should hold over the
+//! step. A held force gives the master's bodies the right velocity change, but a position that
+//! differs from the model's where the impulse came in the middle of the step. That offset is
+//! removed by a momentum-free correction: the force of the next steps is adjusted so that the
+//! master's relative motion reaches the model's in two steps (a dead-beat law for the double
+//! integrator the held force drives: `u = e_s/h^2 + 3/2*e_v/h`, which for a position offset alone
+//! is `+u` then `-u`, zero net impulse).
+//!
+//! Without a given mass, the FMU estimates it from how the master answered the impulses it gave:
+//! the applied impulse over a contact against the velocity change it caused (the external
+//! acceleration, known from the last free step, taken out).
+//!
+//! Pure Rust: no FFI, no allocation.
+
+use crate::laws::ContactLaw;
+use crate::step::dynamic::{integrate_dynamics, Dynamics};
+use crate::step::{DynamicStep, Motion};
+
+/// The master's relative motion at a step start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Observed {
+    pub time: f64,
+    pub s: f64,
+    pub v: f64,
+}
+
+/// A contact as the master saw it, from the start of its first step with a contact impulse to the
+/// start of the first step after it without one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Episode {
+    pub open: bool,
+    /// The master's motion at the start of the contact's first step.
+    pub start: Observed,
+    /// The external relative acceleration before the contact (mean of the last free step).
+    pub a_ext: f64,
+    /// The impulse the master applied over the contact's steps (N.s).
+    pub applied_impulse: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Coupling {
+    /// Model minus master, relative position and velocity, at the next step's start.
+    pub owed_s: f64,
+    pub owed_v: f64,
+    /// The master's motion at the last step's start and the step's length; `last_h == 0` before
+    /// the first step.
+    pub last: Observed,
+    pub last_h: f64,
+    /// The mean force the master was given for the last step (`f_mean`), and the contact's own
+    /// impulse in it (without corrections).
+    pub last_force: f64,
+    pub last_contact_impulse: f64,
+    /// `f_next` as output before the last step: what a master that steps all units at once held
+    /// over it.
+    pub last_next: f64,
+    /// Mean external relative accelerations of the last two steps where they could be told
+    /// apart from the contact's force, newest first, with the middle instants of those steps.
+    pub a_ext_means: [f64; 2],
+    pub a_ext_times: [f64; 2],
+    pub a_ext_count: usize,
+    pub episode: Episode,
+    /// The effective mass estimated from the master's answers to the contact; 0 until known.
+    pub mass_estimate: f64,
+    /// Whether the first contact, integrated kinematically, still has to be corrected with the
+    /// estimated mass.
+    pub first_contact_uncorrected: bool,
+    /// The mean force predicted over the coming step, for masters that step all units at once.
+    pub f_next: f64,
+}
+
+/// How the external acceleration over a step is extrapolated from the past ones; the values of the
+/// parameter `accelerationEstimate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extrapolation {
+    None,
+    Constant,
+    Linear,
+}
+
+/// What `observe` learned at a step start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Learned {
+    /// A contact ended in the last step and gave this mass estimate.
+    pub new_estimate: Option<f64>,
+}
+
+impl Coupling {
+    /// Takes in the master's motion at a step start: the external acceleration of the last step
+    /// (where the force the master held is known in acceleration, i.e. with a mass or without a
+    /// force), and the contact episode bookkeeping behind the mass estimate.
+    pub fn observe(&mut self, now: Observed, mass: Option<f64>) -> Learned {
+        let mut learned = Learned::default();
+        if self.last_h <= 0.0 {
+            self.last = now;
+            return learned;
+        }
+        let h1 = now.time - self.last.time;
+        if !(h1 > 0.0) {
+            self.last = now;
+            return learned;
+        }
+        let dv = now.v - self.last.v;
+        // Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
+        // before the step (it stepped all units at once)? Where they differ, the one that fits
+        // the external acceleration seen so far; the model then owes the master the difference.
+        let mut applied = self.last_force;
+        if let Some(m) = mass {
+            if self.last_next != self.last_force {
+                let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+                let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
+                if misfit(self.last_next) < misfit(self.last_force) {
+                    applied = self.last_next;
+                    let extra = (applied - self.last_force) / m;
+                    self.owed_s += 0.5 * extra * h1 * h1;
+                    self.owed_v += extra * h1;
+                }
+            }
+        }
+        let from_force = if applied == 0.0 {
+            Some(0.0)
+        } else {
+            mass.map(|m| applied / m)
+        };
+        if let Some(force_acceleration) = from_force {
+            let mean = dv / h1 + force_acceleration;
+            if mean.is_finite() {
+                self.a_ext_means = [mean, self.a_ext_means[0]];
+                self.a_ext_times = [self.last.time + 0.5 * h1, self.a_ext_times[0]];
+                self.a_ext_count = (self.a_ext_count + 1).min(2);
+            }
+        }
+        if self.last_contact_impulse != 0.0 {
+            if !self.episode.open {
+                self.episode = Episode {
+                    open: true,
+                    start: self.last,
+                    a_ext: self.a_ext_before_contact(),
+                    applied_impulse: 0.0,
+                };
+            }
+            self.episode.applied_impulse += applied * h1;
+        } else if self.episode.open {
+            self.episode.open = false;
+            let duration = now.time - self.episode.start.time;
+            let answered = now.v - self.episode.start.v - self.episode.a_ext * duration;
+            let estimate = -self.episode.applied_impulse / answered;
+            // Only a clear answer counts: the velocity change must stand out of the rounding.
+            let clear = answered.abs() > 1e-6 * (now.v.abs() + self.episode.start.v.abs());
+            if clear && estimate.is_finite() && estimate > 0.0 {
+                learned.new_estimate = Some(estimate);
+                if self.mass_estimate == 0.0 {
+                    self.first_contact_uncorrected = true;
+                }
+                self.mass_estimate = estimate;
+            }
+        }
+        self.last = now;
+        learned
+    }
+
+    /// The external acceleration of the free step before a contact: the newest mean, which the
+    /// contact's step could not give.
+    fn a_ext_before_contact(&self) -> f64 {
+        if self.a_ext_count > 0 {
+            self.a_ext_means[0]
+        } else {
+            0.0
+        }
+    }
+
+    /// The mean external relative acceleration over `[start, start + h]`.
+    pub fn a_ext(&self, extrapolation: Extrapolation, start: f64, h: f64) -> f64 {
+        match (extrapolation, self.a_ext_count) {
+            (Extrapolation::None, _) | (_, 0) => 0.0,
+            (Extrapolation::Constant, _) | (_, 1) => self.a_ext_means[0],
+            (Extrapolation::Linear, _) => {
+                let [m1, m2] = self.a_ext_means;
+                let [t1, t2] = self.a_ext_times;
+                let slope = (m1 - m2) / (t1 - t2);
+                let a = m1 + slope * (start + 0.5 * h - t1);
+                if a.is_finite() {
+                    a
+                } else {
+                    m1
+                }
+            }
+        }
+    }
+
+    /// One step of the coupled model from the master's motion `master` over `[0, h]` with the
+    /// mass `mass` and external acceleration `a_ext`: the force the master should hold
+    /// (contact impulse over h plus the correction), the model's step, and what stays owed.
+    pub fn plan<L: ContactLaw>(
+        owed: (f64, f64),
+        law: &L,
+        master: Motion,
+        dynamics: Dynamics,
+        h: f64,
+    ) -> Plan {
+        let Dynamics { mass, a_ext, .. } = dynamics;
+        let start = Motion {
+            s: master.s + owed.0,
+            v: master.v + owed.1,
+            a: a_ext,
+        };
+        let step = integrate_dynamics(law, start, dynamics, h);
+        let impulse = step.integral.impulse;
+        // Where the model ends against where a held force of impulse/h would have taken it.
+        let held = start.s + h * (start.v + 0.5 * (a_ext - impulse / (mass * h)) * h);
+        let shape = step.end.s - held;
+        let correction = (owed.0 + shape) / (h * h) + 1.5 * owed.1 / h;
+        let force = impulse / h - mass * correction;
+        let acceleration = a_ext - force / mass;
+        let master_end_s = master.s + h * (master.v + 0.5 * acceleration * h);
+        let master_end_v = master.v + acceleration * h;
+        Plan {
+            force,
+            step,
+            owed: (step.end.s - master_end_s, step.end.v - master_end_v),
+        }
+    }
+}
+
+/// What [`Coupling::plan`] decided for one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// The mean force to hold over the step.
+    pub force: f64,
+    pub step: DynamicStep,
+    /// Model minus master at the step's end, if the master holds `force`.
+    pub owed: (f64, f64),
+}
+
+/// The model's motion over `[0, duration]` from the master's motion at a contact's start, with a
+/// mass now known: what the first contact should have been.
+pub fn replay<L: ContactLaw>(law: &L, episode: &Episode, dynamics: Dynamics, duration: f64) -> Motion {
+    let start = Motion {
+        s: episode.start.s,
+        v: episode.start.v,
+        a: episode.a_ext,
+    };
+    integrate_dynamics(
+        law,
+        start,
+        Dynamics {
+            a_ext: episode.a_ext,
+            ..dynamics
+        },
+        duration,
+    )
+    .end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::laws::GapLaw;
+
+    #[test]
+    fn a_position_offset_is_removed_in_two_steps_without_net_impulse() {
+        // Far from contact the law gives no force: only the correction acts.
+        let law = GapLaw {
+            s_rel0: -1.0,
+            ..GapLaw::default()
+        };
+        let dynamics = Dynamics {
+            mass: 2.0,
+            a_ext: 0.0,
+            tolerance: 1e-9,
+        };
+        let h = 0.01;
+        let mut master = Motion {
+            s: 0.0,
+            v: 0.5,
+            a: 0.0,
+        };
+        let mut owed = (1e-3, 0.0);
+        let mut impulse = 0.0;
+        for _ in 0..2 {
+            let plan = Coupling::plan(owed, &law, master, dynamics, h);
+            impulse += plan.force * h;
+            let a = -plan.force / dynamics.mass;
+            master = Motion {
+                s: master.s + h * (master.v + 0.5 * a * h),
+                v: master.v + a * h,
+                a: 0.0,
+            };
+            owed = plan.owed;
+        }
+        assert!(owed.0.abs() < 1e-15 && owed.1.abs() < 1e-13, "{owed:?}");
+        assert!(impulse.abs() < 1e-15, "{impulse}");
+        // The master now moves exactly as the model: 1 mm ahead of where it was headed.
+        assert!((master.s - (1e-3 + 0.5 * 2.0 * h)).abs() < 1e-15);
+        assert!((master.v - 0.5).abs() < 1e-13);
+    }
+}
