@@ -58,6 +58,11 @@ pub struct Coupling {
     /// `f_next` as output before the last step: what a master that steps all units at once held
     /// over it.
     pub last_next: f64,
+    /// Whether the master holds `f_next` (it steps all units at once) rather than `f_mean`, as
+    /// told by a step where only one of them was zero; unknown until then.
+    pub master_holds_next: Option<bool>,
+    /// The force the last step's bookkeeping assumed the master holds over it.
+    pub assumed_held: f64,
     /// Mean external relative accelerations of the last two steps where they could be told
     /// apart from the contact's force, newest first, with the middle instants of those steps.
     pub a_ext_means: [f64; 2],
@@ -108,18 +113,38 @@ impl Coupling {
         // Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
         // before the step (it stepped all units at once)? Where they differ, the one that fits
         // the external acceleration seen so far; the model then owes the master the difference.
-        let mut applied = self.last_force;
-        if let Some(m) = mass {
-            if self.last_next != self.last_force {
-                let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
-                let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
-                if misfit(self.last_next) < misfit(self.last_force) {
-                    applied = self.last_next;
-                    let extra = (applied - self.last_force) / m;
-                    self.owed_s += 0.5 * extra * h1 * h1;
-                    self.owed_v += extra * h1;
+        let mut applied = self.assumed_held;
+        if self.last_next != self.last_force {
+            match mass {
+                Some(m) if self.a_ext_count > 0 => {
+                    let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+                    let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
+                    let holds_next = misfit(self.last_next) < misfit(self.last_force);
+                    self.master_holds_next = Some(holds_next);
                 }
+                // Without a mass the fit cannot weigh the two forces, but where one of them is
+                // zero the velocity change tells: did the master's bodies feel a force at all?
+                None if self.a_ext_count > 0
+                    && (self.last_force == 0.0 || self.last_next == 0.0) =>
+                {
+                    let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+                    let unforced =
+                        (dv - expected * h1).abs() <= 1e-9 * (now.v.abs() + self.last.v.abs());
+                    self.master_holds_next = Some((self.last_next == 0.0) == unforced);
+                }
+                _ => {}
             }
+            applied = if self.master_holds_next == Some(true) {
+                self.last_next
+            } else {
+                self.last_force
+            };
+        }
+        if let Some(m) = mass {
+            // The model owes the master what a force other than the assumed one did.
+            let extra = (applied - self.assumed_held) / m;
+            self.owed_s += 0.5 * extra * h1 * h1;
+            self.owed_v += extra * h1;
         }
         let from_force = if applied == 0.0 {
             Some(0.0)
@@ -134,17 +159,19 @@ impl Coupling {
                 self.a_ext_count = (self.a_ext_count + 1).min(2);
             }
         }
-        if self.last_contact_impulse != 0.0 {
-            if !self.episode.open {
-                self.episode = Episode {
-                    open: true,
-                    start: self.last,
-                    a_ext: self.a_ext_before_contact(),
-                    applied_impulse: 0.0,
-                };
-            }
+        if self.last_contact_impulse != 0.0 && !self.episode.open {
+            self.episode = Episode {
+                open: true,
+                start: self.last,
+                a_ext: self.a_ext_before_contact(),
+                applied_impulse: 0.0,
+            };
+        }
+        if self.episode.open {
+            // Every force the master held inside the window counts, corrections included.
             self.episode.applied_impulse += applied * h1;
-        } else if self.episode.open {
+        }
+        if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
             let duration = now.time - self.episode.start.time;
             let answered = now.v - self.episode.start.v - self.episode.a_ext * duration;
@@ -238,7 +265,12 @@ pub struct Plan {
 
 /// The model's motion over `[0, duration]` from the master's motion at a contact's start, with a
 /// mass now known: what the first contact should have been.
-pub fn replay<L: ContactLaw>(law: &L, episode: &Episode, dynamics: Dynamics, duration: f64) -> Motion {
+pub fn replay<L: ContactLaw>(
+    law: &L,
+    episode: &Episode,
+    dynamics: Dynamics,
+    duration: f64,
+) -> Motion {
     let start = Motion {
         s: episode.start.s,
         v: episode.start.v,

@@ -446,7 +446,7 @@ impl ElastoGap {
             ..StepReport::default()
         };
         match self.effective_mass() {
-            Some(mass) => self.dynamic_step(mass, h, &mut report),
+            Some(mass) => self.dynamic_step(mass, h, next_before, &mut report),
             None => self.kinematic_step(h, &mut report),
         }
         self.e_loss += report.integral.dissipated;
@@ -456,6 +456,15 @@ impl ElastoGap {
         self.coupling.last_h = h;
         self.coupling.last_force = self.f_mean;
         self.coupling.last_next = next_before;
+        if report.dynamic {
+            // Set by the dynamic step.
+        } else {
+            self.coupling.assumed_held = if self.coupling.master_holds_next == Some(true) {
+                next_before
+            } else {
+                self.f_mean
+            };
+        }
         self.coupling.last_contact_impulse = report.integral.impulse;
         self.time = time + h;
         self.last_step_size = h;
@@ -484,7 +493,7 @@ impl ElastoGap {
         report.integral = integral;
     }
 
-    fn dynamic_step(&mut self, mass: f64, h: f64, report: &mut StepReport) {
+    fn dynamic_step(&mut self, mass: f64, h: f64, next_before: f64, report: &mut StepReport) {
         let time = self.time;
         let extrapolation = match self.parameters.acceleration_estimate {
             0 => Extrapolation::None,
@@ -522,15 +531,25 @@ impl ElastoGap {
         coupling.first_contact_uncorrected = false;
         let plan = Coupling::plan((coupling.owed_s, coupling.owed_v), law, master, dynamics, h);
         self.f_mean = plan.force;
-        (coupling.owed_s, coupling.owed_v) = plan.owed;
-        // The same plan one step ahead, from where the master will be if it holds f_mean.
-        let acceleration = a_ext - plan.force / mass;
-        let master_next = master.at(h);
+        // A master that steps all units at once holds the f_next it read before this step.
+        let held = if coupling.master_holds_next == Some(true) {
+            next_before
+        } else {
+            plan.force
+        };
+        coupling.assumed_held = held;
+        let acceleration = a_ext - held / mass;
         let master_next = Motion {
             s: master.s + h * (master.v + 0.5 * acceleration * h),
             v: master.v + acceleration * h,
-            a: master_next.a,
+            a: a_ext,
         };
+        let owed = (
+            plan.step.end.s - master_next.s,
+            plan.step.end.v - master_next.v,
+        );
+        (coupling.owed_s, coupling.owed_v) = owed;
+        // The same plan one step ahead, from where the master will be then.
         let next_dynamics = Dynamics {
             a_ext: if supplied.is_some() {
                 a_ext
@@ -539,7 +558,7 @@ impl ElastoGap {
             },
             ..dynamics
         };
-        coupling.f_next = Coupling::plan(plan.owed, law, master_next, next_dynamics, h).force;
+        coupling.f_next = Coupling::plan(owed, law, master_next, next_dynamics, h).force;
         self.end_of_step = Some(plan.step.end);
         report.integral = plan.step.integral;
         report.dynamic = true;

@@ -11,7 +11,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 61;
+const FIELD_COUNT: usize = 63;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -134,6 +134,14 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     c.first_contact_uncorrected = uncorrected != 0.0;
     visitor(&mut c.f_next);
     visitor(&mut c.last_next);
+    // -1 unknown, 0 f_mean, 1 f_next.
+    let mut holds_next = match c.master_holds_next {
+        None => -1.0,
+        Some(next) => flag(next),
+    };
+    visitor(&mut holds_next);
+    c.master_holds_next = (holds_next >= 0.0).then_some(holds_next != 0.0);
+    visitor(&mut c.assumed_held);
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
@@ -202,6 +210,7 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(50, 0.0, 2.0); // external accelerations known
     check_integer_slot(51, 0.0, 1.0); // contact episode open
     check_integer_slot(58, 0.0, 1.0); // first contact still to correct
+    check_integer_slot(61, -1.0, 1.0); // which force the master holds
     if !(values[57] >= 0.0) {
         malformed = true; // a negative mass estimate
     }
