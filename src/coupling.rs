@@ -21,6 +21,10 @@ use crate::laws::ContactLaw;
 use crate::step::dynamic::{integrate_dynamics, Dynamics};
 use crate::step::{DynamicStep, Motion};
 
+/// A contact over at most this many steps is one the steps cannot resolve (the issue's
+/// measurements: the extrapolated impulse goes wrong from half a contact duration per step).
+pub const MAX_STEPS_OF_AN_UNRESOLVED_CONTACT: u32 = 3;
+
 /// The master's relative motion at a step start.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Observed {
@@ -40,6 +44,8 @@ pub struct Episode {
     pub a_ext: f64,
     /// The impulse the master applied over the contact's steps (N.s).
     pub applied_impulse: f64,
+    /// The steps with a contact impulse.
+    pub contact_steps: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -69,8 +75,11 @@ pub struct Coupling {
     pub a_ext_times: [f64; 2],
     pub a_ext_count: usize,
     pub episode: Episode,
-    /// The effective mass estimated from the master's answers to the contact; 0 until known.
+    /// The effective mass estimated from the master's answers to the contact and adopted for
+    /// the dynamic step; 0 until known.
     pub mass_estimate: f64,
+    /// The latest estimate, adopted or not (the output `m_eff_estimate`).
+    pub last_estimate: f64,
     /// Whether the first contact, integrated kinematically, still has to be corrected with the
     /// estimated mass.
     pub first_contact_uncorrected: bool,
@@ -165,7 +174,11 @@ impl Coupling {
                 start: self.last,
                 a_ext: self.a_ext_before_contact(),
                 applied_impulse: 0.0,
+                contact_steps: 0,
             };
+        }
+        if self.last_contact_impulse != 0.0 {
+            self.episode.contact_steps += 1;
         }
         if self.episode.open {
             // Every force the master held inside the window counts, corrections included.
@@ -180,10 +193,16 @@ impl Coupling {
             let clear = answered.abs() > 1e-6 * (now.v.abs() + self.episode.start.v.abs());
             if clear && estimate.is_finite() && estimate > 0.0 {
                 learned.new_estimate = Some(estimate);
-                if self.mass_estimate == 0.0 {
-                    self.first_contact_uncorrected = true;
+                self.last_estimate = estimate;
+                // Adopted only from a contact that the steps could not resolve: over more steps
+                // the extrapolated impulse is already accurate, and the estimate, which assumes
+                // a steady external acceleration through the contact, is the weaker of the two.
+                if self.episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT {
+                    if self.mass_estimate == 0.0 {
+                        self.first_contact_uncorrected = true;
+                    }
+                    self.mass_estimate = estimate;
                 }
-                self.mass_estimate = estimate;
             }
         }
         self.last = now;
@@ -324,10 +343,11 @@ mod tests {
             };
             owed = plan.owed;
         }
-        assert!(owed.0.abs() < 1e-15 && owed.1.abs() < 1e-13, "{owed:?}");
-        assert!(impulse.abs() < 1e-15, "{impulse}");
+        assert!(owed.0.abs() < 1e-15 && owed.1.abs() < 1e-12, "{owed:?}");
+        // Against the 0.2 N.s each of the two steps gives.
+        assert!(impulse.abs() < 1e-12, "{impulse}");
         // The master now moves exactly as the model: 1 mm ahead of where it was headed.
-        assert!((master.s - (1e-3 + 0.5 * 2.0 * h)).abs() < 1e-15);
+        assert!((master.s - (1e-3 + 0.5 * 2.0 * h)).abs() < 1e-14);
         assert!((master.v - 0.5).abs() < 1e-13);
     }
 }

@@ -344,7 +344,7 @@ impl ElastoGap {
                 Interface::CoSimulation => self.coupling.f_next,
                 Interface::ModelExchange => self.f_mean,
             },
-            Var::MEffEstimate => self.coupling.mass_estimate,
+            Var::MEffEstimate => self.coupling.last_estimate,
             Var::ELoss => self.e_loss,
             Var::FC => forces().f_c,
             Var::FD => forces().f_d,

@@ -11,7 +11,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 63;
+const FIELD_COUNT: usize = 65;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -142,6 +142,10 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut holds_next);
     c.master_holds_next = (holds_next >= 0.0).then_some(holds_next != 0.0);
     visitor(&mut c.assumed_held);
+    visitor(&mut c.last_estimate);
+    let mut contact_steps = f64::from(c.episode.contact_steps);
+    visitor(&mut contact_steps);
+    c.episode.contact_steps = contact_steps as u32;
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
@@ -211,7 +215,8 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(51, 0.0, 1.0); // contact episode open
     check_integer_slot(58, 0.0, 1.0); // first contact still to correct
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
-    if !(values[57] >= 0.0) {
+    check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
+    if !(values[57] >= 0.0 && values[63] >= 0.0) {
         malformed = true; // a negative mass estimate
     }
     if malformed || values.iter().any(|v| !v.is_finite()) {

@@ -937,6 +937,14 @@ const CASES: &[(&str, Case)] = &[
             exit_with(i, Var::AccelerationEstimate, 4.0)
         })
     }),
+    ("negative-m_eff", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::MEff, -1.0))
+    }),
+    ("relativeTolerance-not-positive", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::RelativeTolerance, 0.0)
+        })
+    }),
     ("tunable-parameter-while-running", |fmu| {
         call(fmu, instantiated, |i| tune_while_running(i, Var::N, 0.5))
     }),

@@ -72,13 +72,32 @@ fn instantiate(name: &CStr, fmu_type: fmi_sys::fmi2::fmi2Type) -> fmi_sys::fmi2:
 
 #[test]
 fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
+    // Along the extrapolated motion (m_eff = 0: until the FMU has estimated the mass) and with
+    // the contact's own dynamics (m_eff given: closed form for n = 1, adaptive for n = 1.5).
+    for (n, m_eff) in [(1.5, 0.0), (1.0, 1.0), (1.5, 1.0)] {
+        hot_path_does_not_allocate(n, m_eff);
+    }
+}
+
+fn hot_path_does_not_allocate(n: f64, m_eff: f64) {
     let vr = |var| by_var(var).value_reference;
     unsafe {
         let c = instantiate(c"hot path", fmi_sys::fmi2::fmi2Type_fmi2CoSimulation);
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
-        let parameters = [vr(Var::C), vr(Var::D), vr(Var::N), vr(Var::MaxSubstepSize)];
+        let parameters = [
+            vr(Var::C),
+            vr(Var::D),
+            vr(Var::N),
+            vr(Var::MaxSubstepSize),
+            vr(Var::MEff),
+        ];
         assert_eq!(
-            fmi2SetReal(c, parameters.as_ptr(), 4, [1e4, 20.0, 1.5, 1e-5].as_ptr()),
+            fmi2SetReal(
+                c,
+                parameters.as_ptr(),
+                5,
+                [1e4, 20.0, n, 1e-5, m_eff].as_ptr()
+            ),
             0
         );
         assert_eq!(fmi2EnterInitializationMode(c), 0);
@@ -114,9 +133,12 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
         let allocations = allocations() - before;
         assert!(
             contact_steps > 1000 && free_steps > 100,
-            "steps in contact {contact_steps}, free {free_steps}"
+            "n = {n}, m_eff = {m_eff}: steps in contact {contact_steps}, free {free_steps}"
         );
-        assert_eq!(allocations, 0, "allocations in 20,000 set/step/get cycles");
+        assert_eq!(
+            allocations, 0,
+            "n = {n}, m_eff = {m_eff}: allocations in 20,000 set/step/get cycles"
+        );
         fmi2FreeInstance(c);
     }
 }
