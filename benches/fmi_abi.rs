@@ -52,6 +52,8 @@ const LAW: GapLaw = GapLaw {
 const STEP: f64 = 1e-3;
 const SUBSTEP_COUNTS: [u32; 3] = [1, 10, 100];
 const MAX_SUBSTEP_COUNT: i32 = 1000;
+/// Relative accuracy of the adaptive pieces (laws with n != 1), as the FMU uses by default.
+const TOLERANCE: f64 = 1e-6;
 
 /// Flange inputs (s_a, v_a, s_b, v_b): 1 mm into the gap and closing at 0.1 m/s, so the damper
 /// stays linear (|d*v_rel| = 2 N < |f_c| = 10 N) over the whole step; or 10 mm apart and opening.
@@ -76,6 +78,7 @@ fn limits(substeps: u32) -> SubstepLimits {
     SubstepLimits {
         max_size: max_substep_size(substeps),
         max_count: MAX_SUBSTEP_COUNT as u32,
+        tolerance: TOLERANCE,
     }
 }
 
@@ -577,6 +580,7 @@ impl CBaseline {
             let limits = SubstepLimits {
                 max_size: h / f64::from(substeps),
                 max_count: 1000,
+                tolerance: TOLERANCE,
             };
             let rust = integrate_step(&law, motion, h, limits);
             let [impulse, dissipated, c_substeps] = self.integrate(&law, motion, h, limits);

@@ -380,6 +380,8 @@ impl ElastoGap {
         let limits = SubstepLimits {
             max_size: self.parameters.max_substep_size,
             max_count: self.parameters.max_substep_count.max(1) as u32,
+            // TODO(lead): parameter
+            tolerance: 1e-6,
         };
         let integral = integrate_step(&self.parameters.law, start, h, limits);
         self.f_mean = integral.impulse / h;
