@@ -9,9 +9,13 @@
 //! benchmarks does not enter it. The floor is one bare evaluation of the force law; one substep
 //! integrates the law at 3 Gauss points, so "3 evaluations" is what a substep cannot do without.
 //!
+//! With n = 1 the FMU integrates a step in contact in one Gauss piece per smooth stretch, whatever
+//! `maxSubstepSize`; the C baseline keeps its fixed substeps. The per-substep columns divide by the
+//! pieces each side integrates (one for the FMU, `maxSubstepSize`'s count for C).
+//!
 //! Targets:
-//! 1. the per-substep cost of a 100-substep `fmi2DoStep` in contact is at most 2x the cost of the
-//!    3 law evaluations a substep needs;
+//! 1. the per-piece cost of an `fmi2DoStep` in contact (`maxSubstepSize` for 100 substeps, now one
+//!    piece) is at most 2x the cost of the 3 law evaluations a piece needs;
 //! 2. a whole `fmi2DoStep` with 10 substeps is no slower than the C baseline with 10 substeps;
 //! 3. instantiate + setupExperiment + enter/exitInitializationMode + freeInstance costs no more
 //!    than 1,000 substeps (at the per-substep cost of target 1).
@@ -24,6 +28,10 @@ use std::path::{Path, PathBuf};
 /// Gauss points, hence law evaluations, that one substep's quadrature needs.
 const EVALUATIONS_PER_SUBSTEP: f64 = 3.0;
 const SUBSTEP_COUNTS: [u32; 3] = [1, 10, 100];
+/// Pieces the FMU integrates for a step of `benches/fmi_abi.rs` in contact (n = 1).
+const PIECES_IN_CONTACT: u32 = 1;
+/// The step-size labels of `benches/fmi_abi.rs`.
+const STEP_LABELS: [&str; 4] = ["0.1ms", "1ms", "10ms", "30ms"];
 
 struct Estimate {
     /// Median time per iteration, ns.
@@ -83,7 +91,11 @@ impl Estimates {
 impl Estimates {
     /// The paired measurement `benches/fmi_abi.rs` writes after the criterion benchmarks.
     fn paired(&self) -> Result<serde_json::Value, String> {
-        let path = self.root.join("paired_ratios.json");
+        self.json("paired_ratios.json")
+    }
+
+    fn json(&self, name: &str) -> Result<serde_json::Value, String> {
+        let path = self.root.join(name);
         let text = std::fs::read_to_string(&path).map_err(|e| {
             format!(
                 "{}: {e} (run `cargo bench --bench fmi_abi` first)",
@@ -113,7 +125,7 @@ fn run() -> Result<(), String> {
     let estimates = Estimates {
         root: Estimates::criterion_dir(),
     };
-    let evaluate = estimates.get("physics/evaluate")?;
+    let evaluate = estimates.get("laws/evaluate")?;
     let evaluation = evaluate.median / evaluate.elements.unwrap_or(1.0);
     let substep_floor = EVALUATIONS_PER_SUBSTEP * evaluation;
 
@@ -124,7 +136,7 @@ fn run() -> Result<(), String> {
 
     println!(
         "{:<44} {:>11} {:>23} {:>12} {:>10} {:>10} {:>9}",
-        "benchmark", "median ns", "95% CI ns", "ns/substep", "/3 evals", "/1 eval", "/C"
+        "benchmark", "median ns", "95% CI ns", "ns/piece", "/3 evals", "/1 eval", "/C"
     );
     let row = |id: &str, substeps: Option<u32>, c_id: Option<&str>| -> Result<f64, String> {
         let e = estimates.get(id)?;
@@ -154,14 +166,14 @@ fn run() -> Result<(), String> {
             let c_id = format!("c_baseline/contact_{substeps}{suffix}");
             row(
                 &format!("do_step/contact_{substeps}{suffix}"),
-                Some(substeps),
+                Some(PIECES_IN_CONTACT),
                 Some(&c_id),
             )?;
             row(&c_id, Some(substeps), None)?;
         }
         row(
-            &format!("physics/integrate_step_{substeps}"),
-            Some(substeps),
+            &format!("kinematic/integrate_step_{substeps}"),
+            Some(PIECES_IN_CONTACT),
             None,
         )?;
     }
@@ -184,7 +196,7 @@ fn run() -> Result<(), String> {
         row(id, None, None)?;
     }
 
-    let per_substep = estimates.get("do_step/contact_100")?.median / 100.0;
+    let per_substep = estimates.get("do_step/contact_100")?.median / f64::from(PIECES_IN_CONTACT);
     let step_10 = estimates.get("do_step/contact_10")?.median;
     let c_step_10 = estimates.get("c_baseline/contact_10")?.median;
     let lifecycle = estimates
@@ -203,7 +215,7 @@ fn run() -> Result<(), String> {
     };
     let targets = [
         (
-            "1. per substep of a 100-substep fmi2DoStep / 3 bare evaluations",
+            "1. per piece of fmi2DoStep in contact (max 1e-5: 1 piece) / 3 evals",
             per_substep / substep_floor,
             quartiles("per_substep_over_3_evaluations")?,
             2.0,
@@ -239,8 +251,92 @@ fn run() -> Result<(), String> {
         );
     }
     println!(
-        "   (per substep of a 100-substep fmi2DoStep = {per_substep:.2} ns = {:.2} bare evaluations)",
+        "   (per piece of fmi2DoStep in contact = {per_substep:.2} ns = {:.2} bare evaluations)",
         per_substep / evaluation
     );
+    kinematic(&estimates, evaluation)?;
+    step_comparisons(&paired)?;
+    Ok(())
+}
+
+/// `integrate_step` over one whole contact (touch-down, both damper bounds, lift-off) in steps of
+/// 0.1 to 30 ms, in bare evaluations of the law (n = 1) measured in the same run.
+fn kinematic(estimates: &Estimates, evaluation: f64) -> Result<(), String> {
+    let counts = estimates.json("kinematic_counts.json")?;
+    let evaluate_1_5 = estimates.get("laws/evaluate_n1.5")?;
+    let evaluation_1_5 = evaluate_1_5.median / evaluate_1_5.elements.unwrap_or(1.0);
+    println!(
+        "\nintegrate_step over one whole contact in the step (c = 1e4, d = 20; tolerance 1e-6 for n = 1.5).\n\
+         'x eval': median time / one bare evaluation of the same law ({evaluation:.2} ns for n = 1,\n\
+         {evaluation_1_5:.2} ns for n = 1.5, whose powf the spring force needs); 'evals': law evaluations\n\
+         the step makes (kink indicators not counted); 'ns/eval': median time / evals;\n\
+         'error': relative impulse error against the same integration at tolerance 1e-12.\n"
+    );
+    println!(
+        "{:<44} {:>11} {:>9} {:>7} {:>7} {:>10} {:>10}",
+        "benchmark", "median ns", "x eval", "pieces", "evals", "ns/eval", "error"
+    );
+    for label in STEP_LABELS {
+        for kind in ["n1", "n1.5", "n1.5_max_1e-4"] {
+            let name = format!("{kind}_whole_contact_{label}");
+            let e = estimates.get(&format!("kinematic/{name}"))?;
+            let count = counts
+                .get(&name)
+                .ok_or_else(|| format!("kinematic_counts.json: no {name}"))?;
+            let number = |key: &str| count.get(key).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+            println!(
+                "{:<44} {:>11.1} {:>9.1} {:>7} {:>7} {:>10.2} {:>10.1e}",
+                format!("kinematic/{name}"),
+                e.median,
+                e.median
+                    / if kind == "n1" {
+                        evaluation
+                    } else {
+                        evaluation_1_5
+                    },
+                number("pieces"),
+                number("evaluations"),
+                e.median / number("evaluations"),
+                number("impulse_error"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The paired `fmi2DoStep` against the C baseline at every `maxSubstepSize` of the list and every
+/// step size, the FMU with one piece (n = 1), C with its fixed substeps.
+fn step_comparisons(paired: &serde_json::Value) -> Result<(), String> {
+    let comparisons = paired
+        .get("do_step_over_c_baseline")
+        .and_then(|v| v.as_object())
+        .ok_or("paired_ratios.json: no do_step_over_c_baseline")?;
+    println!(
+        "\nfmi2DoStep in contact (n = 1, one piece) / C baseline (fixed substeps), paired: median\n\
+         [quartiles]; below 1 the FMU is ahead.\n"
+    );
+    println!(
+        "{:<36} {:>8} {:>10} {:>10} {:>24}  verdict",
+        "comparison", "H ms", "max sub", "C subst.", "FMU / C"
+    );
+    for (key, value) in comparisons {
+        let number = |k: &str| value.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+        let q: Vec<f64> = value
+            .get("do_step_over_c_baseline")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default();
+        let [low, median, high]: [f64; 3] = q
+            .try_into()
+            .map_err(|_| format!("paired_ratios.json: no quartiles for {key}"))?;
+        println!(
+            "{key:<36} {:>8.1} {:>10.0e} {:>10} {:>24}  {}",
+            number("h") * 1e3,
+            number("max_substep_size"),
+            number("c_substeps"),
+            format!("{median:.3} [{low:.3}, {high:.3}]"),
+            if median < 1.0 { "ahead" } else { "BEHIND" }
+        );
+    }
     Ok(())
 }

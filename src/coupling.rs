@@ -114,7 +114,7 @@ impl Coupling {
             return learned;
         }
         let h1 = now.time - self.last.time;
-        if !(h1 > 0.0) {
+        if h1.is_nan() || h1 <= 0.0 {
             self.last = now;
             return learned;
         }

@@ -409,6 +409,7 @@ impl ElastoGap {
         SubstepLimits {
             max_size: self.parameters.max_substep_size,
             max_count: self.parameters.max_substep_count.max(1) as u32,
+            tolerance: self.parameters.relative_tolerance,
         }
     }
 

@@ -79,20 +79,65 @@ fn integrate_contact_piece<L: ContactLaw>(
     g0: f64,
     t1: f64,
 ) -> (f64, f64, f64) {
-    let whole = quadrature(law, motion, t0, t1);
     let g1 = indicator_at(law, motion, t1);
+    integrate_contact_piece_to(law, motion, still, (t0, g0), (t1, g1))
+}
+
+/// [`integrate_contact_piece`] when the indicator at `t1` is known already (the bisection has
+/// evaluated it for the piece this one halves).
+#[inline(always)]
+fn integrate_contact_piece_to<L: ContactLaw>(
+    law: &L,
+    motion: Motion,
+    still: f64,
+    (t0, g0): (f64, f64),
+    (t1, g1): (f64, f64),
+) -> (f64, f64, f64) {
+    let whole = quadrature(law, motion, t0, t1);
     let mid = whole.middle;
     if law.is_polynomial_along_quadratic_motion() {
         return integrate_polynomial_piece(law, motion, (t0, g0), t1, whole, g1);
     }
-    let still_inside = still > t0 && still < t1 && still != mid;
-    if !still_inside
-        && !switches(g0, whole.middle_indicator)
-        && !switches(whole.middle_indicator, g1)
-    {
+    let (kinks, count) = kinks_between(
+        law,
+        motion,
+        still,
+        (t0, g0),
+        (mid, whole.middle_indicator),
+        (t1, g1),
+    );
+    if count == 0 {
         return (whole.impulse, whole.dissipated, g1);
     }
-    let mut samples = [(t0, g0), (mid, whole.middle_indicator), (t1, g1), (t1, g1)];
+    let mut impulse = 0.0;
+    let mut dissipated = 0.0;
+    let mut start = t0;
+    for &switch in &kinks[..count] {
+        let part = quadrature(law, motion, start, switch);
+        impulse += part.impulse;
+        dissipated += part.dissipated;
+        start = switch;
+    }
+    let last = quadrature(law, motion, start, t1);
+    (impulse + last.impulse, dissipated + last.dissipated, g1)
+}
+
+/// The kinks in `(t0, t1)`, ascending: the roots of the indicator between sign changes of its
+/// samples at the piece's ends, its middle and `still` (see [`integrate_contact_piece`]).
+fn kinks_between<L: ContactLaw>(
+    law: &L,
+    motion: Motion,
+    still: f64,
+    (t0, g0): (f64, f64),
+    (mid, g_mid): (f64, f64),
+    (t1, g1): (f64, f64),
+) -> ([f64; 3], usize) {
+    let mut kinks = [0.0; 3];
+    let still_inside = still > t0 && still < t1 && still != mid;
+    if !still_inside && !switches(g0, g_mid) && !switches(g_mid, g1) {
+        return (kinks, 0);
+    }
+    let mut samples = [(t0, g0), (mid, g_mid), (t1, g1), (t1, g1)];
     let mut count = 3;
     if still_inside {
         let sample = (still, indicator_at(law, motion, still));
@@ -104,26 +149,16 @@ fn integrate_contact_piece<L: ContactLaw>(
         }
         count = 4;
     }
-    let samples = &samples[..count];
-    if !samples.windows(2).any(|w| switches(w[0].1, w[1].1)) {
-        return (whole.impulse, whole.dissipated, g1);
-    }
     let indicator = |tau: f64| indicator_at(law, motion, tau);
-    let mut impulse = 0.0;
-    let mut dissipated = 0.0;
-    let mut start = t0;
-    for window in samples.windows(2) {
+    let mut found = 0;
+    for window in samples[..count].windows(2) {
         let ((ta, ga), (tb, gb)) = (window[0], window[1]);
         if switches(ga, gb) {
-            let switch = bracketed_root(indicator, ta, ga, tb, gb);
-            let part = quadrature(law, motion, start, switch);
-            impulse += part.impulse;
-            dissipated += part.dissipated;
-            start = switch;
+            kinks[found] = bracketed_root(indicator, ta, ga, tb, gb);
+            found += 1;
         }
     }
-    let last = quadrature(law, motion, start, t1);
-    (impulse + last.impulse, dissipated + last.dissipated, g1)
+    (kinks, found)
 }
 
 /// A piece of a polynomial law that does not contain the instant where `v_rel` passes 0: there
@@ -191,10 +226,202 @@ fn interpolated_quadratic_roots(g0: f64, g_mid: f64, g1: f64) -> ([f64; 2], usiz
     (inside, count)
 }
 
+/// Deepest bisection of a piece: far below any length that matters, and a fixed-size stack.
+const MAX_BISECTIONS: usize = 60;
+
+/// A piece waiting on the bisection stack: it ends at `end` (its start is where the integration
+/// has got to), with the indicator there and the rule's integrals over the whole piece.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pending {
+    end: f64,
+    g_end: f64,
+    impulse: f64,
+    dissipated: f64,
+}
+
+/// The adaptive integration of one contact phase of a law that is not polynomial along the
+/// motion.
+///
+/// A smooth stretch is bisected until the rule on its two halves agrees with the rule on the
+/// whole. The error a piece may have is its share by length of `tolerance` times the phase's
+/// integral: a bound relative to the piece alone would never be met at the touch-down, where
+/// `f ~ (t - t0)^n` makes the rule's relative error the same on every piece that starts there.
+/// The phase's integral is taken from the rule on the whole phase, or from what has been
+/// integrated when that is larger.
+struct Phase<'a, L> {
+    law: &'a L,
+    motion: Motion,
+    still: f64,
+    span: f64,
+    tolerance: f64,
+    /// Estimates of |impulse| and |dissipated| over the phase.
+    scale: (f64, f64),
+    /// Sums of |impulse| and |dissipated| of the accepted pieces.
+    integrated: (f64, f64),
+    /// Bisections left before the phase has `max_count` pieces.
+    splits_left: u32,
+}
+
+impl<L: ContactLaw> Phase<'_, L> {
+    fn piece(&self, start: (f64, f64), end: (f64, f64)) -> (f64, f64, f64) {
+        integrate_contact_piece_to(self.law, self.motion, self.still, start, end)
+    }
+
+    fn accurate(&self, length: f64, fine: (f64, f64), coarse: (f64, f64)) -> bool {
+        let share = self.tolerance * length / self.span;
+        // Below rounding, halving cannot bring the two rules closer.
+        let rounding = 16.0 * f64::EPSILON;
+        let within = |fine: f64, coarse: f64, scale: f64| {
+            (fine - coarse).abs() <= share * scale + rounding * (fine.abs() + coarse.abs())
+        };
+        within(fine.0, coarse.0, self.scale.0.max(self.integrated.0))
+            && within(fine.1, coarse.1, self.scale.1.max(self.integrated.1))
+    }
+
+    /// Integrates the smooth stretch `[a, b]` whose integrals by the rule are `coarse`, into
+    /// `result`. The pieces are finished in time order, so each starts where the last one ended,
+    /// with the indicator evaluated there.
+    fn bisect(
+        &mut self,
+        (mut a, mut g_a): (f64, f64),
+        (b, g_b): (f64, f64),
+        coarse: (f64, f64),
+        result: &mut StepIntegral,
+    ) {
+        let mut stack = [Pending::default(); MAX_BISECTIONS + 2];
+        stack[0] = Pending {
+            end: b,
+            g_end: g_b,
+            impulse: coarse.0,
+            dissipated: coarse.1,
+        };
+        let mut depth = 1;
+        while depth > 0 {
+            depth -= 1;
+            let piece = stack[depth];
+            let middle = 0.5 * (a + piece.end);
+            let g_middle = indicator_at(self.law, self.motion, middle);
+            let left = self.piece((a, g_a), (middle, g_middle));
+            let right = self.piece((middle, g_middle), (piece.end, piece.g_end));
+            let fine = (left.0 + right.0, left.1 + right.1);
+            let divisible = middle > a && middle < piece.end;
+            if self.splits_left == 0
+                || depth >= MAX_BISECTIONS
+                || !divisible
+                || self.accurate(piece.end - a, fine, (piece.impulse, piece.dissipated))
+            {
+                result.impulse += fine.0;
+                result.dissipated += fine.1;
+                self.integrated.0 += left.0.abs() + right.0.abs();
+                self.integrated.1 += left.1.abs() + right.1.abs();
+                (a, g_a) = (piece.end, piece.g_end);
+            } else {
+                self.splits_left -= 1;
+                result.substeps += 1;
+                stack[depth] = Pending {
+                    impulse: right.0,
+                    dissipated: right.1,
+                    ..piece
+                };
+                stack[depth + 1] = Pending {
+                    end: middle,
+                    g_end: g_middle,
+                    impulse: left.0,
+                    dissipated: left.1,
+                };
+                depth += 2;
+            }
+        }
+    }
+}
+
+/// Integrates a contact phase `[t0, t1]` of a law that is not polynomial along the motion, into
+/// `result`, to the relative accuracy `limits.tolerance`.
+///
+/// The phase is cut into as many equal pieces as the fixed substeps of `limits` (no longer than
+/// `max_size`), and each piece's kinks are located as for a fixed substep. Each smooth stretch
+/// between them is then bisected on its own: the rule on the halves and on the whole then have
+/// the same kinks at the same places, and their difference measures the error. Had the halves
+/// been split at a kink that the whole is split at too, the stretch next to a singular end (the
+/// touch-down) would be the same in both and its error would go unseen. Pieces only get shorter
+/// than `max_size` where the error asks for it, so none needs to grow again; bisection stops
+/// where the phase would get more than `max_count` pieces.
+fn integrate_phase<L: ContactLaw>(
+    law: &L,
+    motion: Motion,
+    still: f64,
+    (t0, t1): (f64, f64),
+    h: f64,
+    limits: SubstepLimits,
+    result: &mut StepIntegral,
+) {
+    let span = t1 - t0;
+    let max_count = limits.max_count.max(1);
+    let top = (span / limits.nominal(h))
+        .ceil()
+        .clamp(1.0, f64::from(max_count));
+    let top_count = top as u32;
+    let top_length = span / top;
+    let g_t0 = indicator_at(law, motion, t0);
+    let g_t1 = indicator_at(law, motion, t1);
+    let whole = integrate_contact_piece_to(law, motion, still, (t0, g_t0), (t1, g_t1));
+    let mut phase = Phase {
+        law,
+        motion,
+        still,
+        span,
+        // NaN or negative: accept only what rounding cannot tell apart.
+        tolerance: if limits.tolerance > 0.0 {
+            limits.tolerance
+        } else {
+            0.0
+        },
+        scale: (whole.0.abs(), whole.1.abs()),
+        integrated: (0.0, 0.0),
+        splits_left: max_count - top_count,
+    };
+    // A piece split at a kink counts once, as a fixed substep does; each bisection adds one.
+    result.substeps += top_count;
+    let (mut a, mut g_a) = (t0, g_t0);
+    for k in 1..=top_count {
+        let (b, g_b) = if k == top_count {
+            (t1, g_t1)
+        } else {
+            let b = t0 + f64::from(k) * top_length;
+            (b, indicator_at(law, motion, b))
+        };
+        let rule = quadrature(law, motion, a, b);
+        let (kinks, count) = kinks_between(
+            law,
+            motion,
+            still,
+            (a, g_a),
+            (rule.middle, rule.middle_indicator),
+            (b, g_b),
+        );
+        if count == 0 {
+            phase.bisect((a, g_a), (b, g_b), (rule.impulse, rule.dissipated), result);
+        } else {
+            let mut start = (a, g_a);
+            for (j, &kink) in kinks[..=count].iter().enumerate() {
+                let end = if j == count {
+                    (b, g_b)
+                } else {
+                    (kink, indicator_at(law, motion, kink))
+                };
+                let stretch = quadrature(law, motion, start.0, end.0);
+                phase.bisect(start, end, (stretch.impulse, stretch.dissipated), result);
+                start = end;
+            }
+        }
+        (a, g_a) = (b, g_b);
+    }
+}
+
 /// Integrates the law over `[0, h]` along `motion`: contact start and end are located exactly.
 /// A polynomial law is integrated exactly by one Gauss piece per smooth stretch; any other is cut
-/// into substeps no longer than the limits allow. Each piece is split again where the law has a
-/// kink.
+/// into pieces, bisected until the relative accuracy `limits.tolerance` is met and no longer than
+/// the limits allow. Each piece is split again where the law has a kink.
 pub fn integrate_step<L: ContactLaw>(
     law: &L,
     motion: Motion,
@@ -205,7 +432,6 @@ pub fn integrate_step<L: ContactLaw>(
     let s_rel0 = law.s_rel0();
     let (crossings, crossing_count) = contact_crossings(motion, s_rel0, h);
     let polynomial = law.is_polynomial_along_quadratic_motion();
-    let nominal = limits.nominal(h);
     let still = if motion.a != 0.0 {
         -motion.v / motion.a
     } else {
@@ -243,27 +469,7 @@ pub fn integrate_step<L: ContactLaw>(
             }
             continue;
         }
-        let pieces = ((t1 - t0) / nominal)
-            .ceil()
-            .clamp(1.0, f64::from(limits.max_count.max(1)));
-        let piece_length = (t1 - t0) / pieces;
-        let piece_count = pieces as u32;
-        // Each piece ends exactly where the next starts, so the indicator at a shared end is
-        // evaluated once.
-        let mut a = t0;
-        let mut g_a = indicator_at(law, motion, t0);
-        for k in 1..=piece_count {
-            let b = if k == piece_count {
-                t1
-            } else {
-                t0 + f64::from(k) * piece_length
-            };
-            let (impulse, dissipated, g_b) = integrate_contact_piece(law, motion, still, a, g_a, b);
-            result.impulse += impulse;
-            result.dissipated += dissipated;
-            (a, g_a) = (b, g_b);
-        }
-        result.substeps += piece_count;
+        integrate_phase(law, motion, still, (t0, t1), h, limits, &mut result);
     }
     result
 }
@@ -286,6 +492,7 @@ mod tests {
         SubstepLimits {
             max_size,
             max_count: 1_000_000,
+            tolerance: 1e-9,
         }
     }
 
@@ -405,5 +612,151 @@ mod tests {
         let fine = integrate_step(&LAW, motion, 0.05, limits(1e-5));
         assert!((coarse.impulse - fine.impulse).abs() <= 1e-12 * fine.impulse.abs());
         assert!((coarse.dissipated - fine.dissipated).abs() <= 1e-12 * fine.dissipated.abs());
+    }
+
+    /// A law with a reference force of 100 N at 10 mm: along the motions below the damper bound
+    /// switches while in contact.
+    fn power_law(n: f64) -> GapLaw {
+        GapLaw {
+            n,
+            s_ref: 0.01,
+            ..LAW
+        }
+    }
+
+    /// Touches down at `0.1 h` and lifts off at `0.9 h`, at 1 m/s both times, 0.2 h deep at most.
+    fn whole_contact(h: f64) -> Motion {
+        let (enter, leave) = (0.1 * h, 0.9 * h);
+        let a = 2.5 / h;
+        Motion {
+            s: 0.5 * a * enter * leave,
+            v: -0.5 * a * (enter + leave),
+            a,
+        }
+    }
+
+    fn adaptive(h: f64, tolerance: f64) -> SubstepLimits {
+        SubstepLimits {
+            max_size: h,
+            max_count: 1_000_000,
+            tolerance,
+        }
+    }
+
+    fn relative_error(value: f64, reference: f64) -> f64 {
+        (value - reference).abs() / reference.abs()
+    }
+
+    #[test]
+    fn adaptive_pieces_meet_the_tolerance_for_non_polynomial_laws() {
+        let motions = [
+            // Touch-down, then the bound releases the damper 1.4 mm deeper.
+            (
+                Motion {
+                    s: 0.002,
+                    v: -1.0,
+                    a: 0.0,
+                },
+                0.01,
+            ),
+            // Lift-off: the bound catches the damper shortly before.
+            (
+                Motion {
+                    s: -0.003,
+                    v: 0.2,
+                    a: 0.0,
+                },
+                0.02,
+            ),
+            // Touch-down, both bounds and lift-off in one step.
+            (whole_contact(0.01), 0.01),
+            (whole_contact(0.03), 0.03),
+        ];
+        for n in [1.5, 2.3] {
+            let law = power_law(n);
+            for (motion, h) in motions {
+                let step = integrate_step(&law, motion, h, adaptive(h, 1e-6));
+                let (impulse, dissipated) = brute_force(&law, motion, h);
+                eprintln!(
+                    "n = {n}, h = {h}: {} pieces, impulse error {:.1e}, dissipated error {:.1e}",
+                    step.substeps,
+                    relative_error(step.impulse, impulse),
+                    relative_error(step.dissipated, dissipated)
+                );
+                assert!(step.transition_count >= 1);
+                assert!(
+                    relative_error(step.impulse, impulse) <= 1e-6
+                        && relative_error(step.dissipated, dissipated) <= 1e-6,
+                    "n = {n}, {motion:?}: {step:?} vs {impulse}, {dissipated}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_contact_takes_far_fewer_pieces_than_fixed_substeps() {
+        let h = 0.03;
+        let motion = whole_contact(h);
+        let fixed_pieces = (0.8 * h / 1e-4_f64).ceil() as u32;
+        for n in [1.5, 2.3] {
+            let law = power_law(n);
+            let step = integrate_step(&law, motion, h, adaptive(h, 1e-6));
+            assert!(
+                step.substeps * 5 <= fixed_pieces,
+                "n = {n}: {} pieces against {fixed_pieces}",
+                step.substeps
+            );
+            // The bound on the piece length still holds.
+            let bounded = integrate_step(
+                &law,
+                motion,
+                h,
+                SubstepLimits {
+                    max_size: 1e-4,
+                    ..adaptive(h, 1e-6)
+                },
+            );
+            assert!(bounded.substeps >= fixed_pieces);
+            assert!(relative_error(bounded.impulse, step.impulse) <= 2e-6);
+        }
+    }
+
+    #[test]
+    fn adaptive_pieces_respect_the_count_limit() {
+        let law = power_law(1.5);
+        let motion = whole_contact(0.03);
+        let step = integrate_step(
+            &law,
+            motion,
+            0.03,
+            SubstepLimits {
+                max_size: 1.0,
+                max_count: 3,
+                tolerance: 1e-12,
+            },
+        );
+        assert_eq!(step.substeps, 3);
+        let (impulse, _) = brute_force(&law, motion, 0.03);
+        assert!(relative_error(step.impulse, impulse) <= 1e-2);
+    }
+
+    #[test]
+    fn tighter_tolerance_gives_smaller_error() {
+        let law = power_law(1.5);
+        let h = 0.03;
+        let motion = whole_contact(h);
+        let (impulse, _) = brute_force(&law, motion, h);
+        let mut last = (f64::INFINITY, 0);
+        for tolerance in [1e-4, 1e-6, 1e-8] {
+            let step = integrate_step(&law, motion, h, adaptive(h, tolerance));
+            let error = relative_error(step.impulse, impulse);
+            eprintln!(
+                "tolerance {tolerance:e}: {} pieces, error {error:e}",
+                step.substeps
+            );
+            assert!(error <= tolerance.max(1e-9));
+            assert!(step.substeps >= last.1 && error <= last.0.max(1e-9));
+            last = (error, step.substeps);
+        }
     }
 }

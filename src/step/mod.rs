@@ -39,8 +39,13 @@ impl Motion {
 /// How finely a step is cut while in contact.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SubstepLimits {
+    /// Longest piece.
     pub max_size: f64,
+    /// Most pieces per contact phase.
     pub max_count: u32,
+    /// Relative accuracy of the impulse and the dissipated energy for laws that are not
+    /// polynomial along the motion; their pieces are bisected until it is met.
+    pub tolerance: f64,
 }
 
 impl SubstepLimits {
