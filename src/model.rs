@@ -2,7 +2,7 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 
-use crate::coupling::{replay, Coupling, Extrapolation, Observed};
+use crate::coupling::{replay, Correction, Coupling, Extrapolation, Observed};
 use crate::laws::{Forces, GapLaw, Partials};
 use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
@@ -222,9 +222,12 @@ pub struct StepReport {
     pub contact_within_step: Option<f64>,
     /// A contact completed in the last step and gave this effective-mass estimate (kg).
     pub new_estimate: Option<f64>,
-    /// The first contact was replayed with the new estimate; what the master still owed then
+    /// The first contact was replayed with the new estimate: what the master still owed then
     /// (relative position in m, velocity in m/s), removed over the next two steps.
     pub first_contact_owed: Option<(f64, f64)>,
+    /// ... and by how much `E_loss` over-reports that contact's dissipation (J; negative if it
+    /// under-reports). It stays: the heat has left through the heat port already.
+    pub first_contact_e_loss_excess: f64,
 }
 
 impl Default for ElastoGap {
@@ -467,6 +470,7 @@ impl ElastoGap {
             };
         }
         self.coupling.last_contact_impulse = report.integral.impulse;
+        self.coupling.last_dissipated = report.integral.dissipated;
         self.time = time + h;
         self.last_step_size = h;
         report
@@ -490,6 +494,7 @@ impl ElastoGap {
         self.coupling.f_next = integrate_step(law, end, h, self.substep_limits()).impulse / h;
         self.coupling.owed_s = 0.0;
         self.coupling.owed_v = 0.0;
+        self.coupling.correction = Correction::default();
         self.end_of_step = Some(end);
         report.integral = integral;
     }
@@ -525,12 +530,20 @@ impl ElastoGap {
             // tells where the master should be now, and the correction takes it there.
             let episode = coupling.episode;
             let replayed = replay(law, &episode, dynamics, time - episode.start.time);
-            coupling.owed_s = replayed.s - master.s;
-            coupling.owed_v = replayed.v - master.v;
+            coupling.owed_s = replayed.end.s - master.s;
+            coupling.owed_v = replayed.end.v - master.v;
             report.first_contact_owed = Some((coupling.owed_s, coupling.owed_v));
+            report.first_contact_e_loss_excess = episode.dissipated - replayed.integral.dissipated;
         }
         coupling.first_contact_uncorrected = false;
-        let plan = Coupling::plan((coupling.owed_s, coupling.owed_v), law, master, dynamics, h);
+        let plan = Coupling::plan(
+            (coupling.owed_s, coupling.owed_v),
+            coupling.correction,
+            law,
+            master,
+            dynamics,
+            h,
+        );
         self.f_mean = plan.force;
         // A master that steps all units at once holds the f_next it read before this step.
         let held = if coupling.master_holds_next == Some(true) {
@@ -550,6 +563,10 @@ impl ElastoGap {
             plan.step.end.v - master_next.v,
         );
         (coupling.owed_s, coupling.owed_v) = owed;
+        coupling.correction = Correction {
+            expected: owed,
+            ..plan.correction
+        };
         // The same plan one step ahead, from where the master will be then.
         let next_dynamics = Dynamics {
             a_ext: if supplied.is_some() {
@@ -559,7 +576,15 @@ impl ElastoGap {
             },
             ..dynamics
         };
-        coupling.f_next = Coupling::plan(owed, law, master_next, next_dynamics, h).force;
+        coupling.f_next = Coupling::plan(
+            owed,
+            coupling.correction,
+            law,
+            master_next,
+            next_dynamics,
+            h,
+        )
+        .force;
         self.end_of_step = Some(plan.step.end);
         report.integral = plan.step.integral;
         report.dynamic = true;

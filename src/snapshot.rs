@@ -11,7 +11,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 65;
+const FIELD_COUNT: usize = 73;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -124,7 +124,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
         &mut c.episode.start.s,
         &mut c.episode.start.v,
         &mut c.episode.a_ext,
-        &mut c.episode.applied_impulse,
+        &mut c.episode.impulse_if_mean,
         &mut c.mass_estimate,
     ] {
         visitor(value);
@@ -146,6 +146,18 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut contact_steps = f64::from(c.episode.contact_steps);
     visitor(&mut contact_steps);
     c.episode.contact_steps = contact_steps as u32;
+    visitor(&mut c.episode.impulse_if_next);
+    visitor(&mut c.episode.dissipated);
+    visitor(&mut c.last_dissipated);
+    let correction = &mut c.correction;
+    for value in correction.remaining.iter_mut() {
+        visitor(value);
+    }
+    let mut count = f64::from(correction.count);
+    visitor(&mut count);
+    correction.count = count as u32;
+    visitor(&mut correction.expected.0);
+    visitor(&mut correction.expected.1);
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
@@ -216,6 +228,7 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(58, 0.0, 1.0); // first contact still to correct
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
+    check_integer_slot(70, 0.0, 2.0); // correction steps remaining
     if !(values[57] >= 0.0 && values[63] >= 0.0) {
         malformed = true; // a negative mass estimate
     }

@@ -119,10 +119,11 @@ impl Instance {
         }
         if let Some((owed_s, owed_v)) = report.first_contact_owed {
             let message = format!(
-                "t = {}: the first contact, replayed with the estimated mass, leaves the master {} m and {} m/s off; the next two steps remove that with a momentum-free correction",
+                "t = {}: the first contact, replayed with the estimated mass, leaves the master {} m and {} m/s off; the next two steps remove that with a momentum-free correction. What remains: E_loss over-reports that contact's dissipation by {} J (the heat has left through the heat port already)",
                 Number(time),
                 Number(owed_s),
-                Number(owed_v)
+                Number(owed_v),
+                Number(report.first_contact_e_loss_excess)
             );
             self.logger.log(OK, Category::Coupling, &message);
         }

@@ -165,6 +165,17 @@ impl ContactLaw for GapLaw {
         self.bound_indicator_with(forces.f_c, v_rel)
     }
 
+    fn kink_indicator_rate(&self, s_rel: f64, v_rel: f64, a_rel: f64) -> f64 {
+        // d/dt (d*|v_rel| + f_c): the spring part moves with s_rel only in contact.
+        let spring_rate = if self.in_contact(s_rel) {
+            let compression = (self.s_rel0 - s_rel) / self.s_ref;
+            self.reference_force() * self.compression_power(compression).1 / self.s_ref * v_rel
+        } else {
+            0.0
+        };
+        self.d * v_rel.signum() * a_rel + spring_rate
+    }
+
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion> {
         if self.n != 1.0 {
             return None;

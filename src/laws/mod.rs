@@ -72,6 +72,10 @@ pub trait ContactLaw {
         self.kink_indicator(s_rel, v_rel)
     }
 
+    /// The time derivative of the kink indicator along a motion with relative acceleration
+    /// `a_rel`: root searches take Newton steps with it.
+    fn kink_indicator_rate(&self, s_rel: f64, v_rel: f64, a_rel: f64) -> f64;
+
     /// The affine branch the law is on at this point in contact, if its force is piecewise affine
     /// there (`None` selects the adaptive integrator).
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion>;

@@ -9,7 +9,7 @@
 
 use super::adaptive::{integrate_stretch, State, StretchEnd};
 use super::affine::AffineMotion;
-use super::roots::{contact_crossings, crossing_past, kink_side, left_side};
+use super::roots::{contact_crossings, kink_side, left_side, newton_past};
 use super::{Motion, StepIntegral};
 use crate::laws::{AffineRegion, ContactLaw};
 
@@ -56,13 +56,13 @@ pub fn integrate_dynamics<L: ContactLaw>(
     let mut out = DynamicStep::default();
     let (mut x, mut v) = (start.s - s_rel0, start.v);
     let mut t = 0.0;
-    let mut in_contact = x < 0.0;
+    let mut in_contact = outside(s_rel0, x) < 0.0;
     let mut stretches = 0;
     while t < h {
         let remaining = h - t;
         if !in_contact {
             let free = Motion { s: x, v, a: a_ext };
-            match entry_time(free, remaining) {
+            match entry_time(free, s_rel0, remaining) {
                 None => {
                     let end = free.at(remaining);
                     (x, v) = (end.s, end.v);
@@ -72,7 +72,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
                     let end = free.at(tau);
                     (x, v) = (end.s, end.v);
                     t += tau;
-                    if x < 0.0 {
+                    if outside(s_rel0, x) < 0.0 {
                         in_contact = true;
                         out.integral.record(t, true);
                     } else {
@@ -109,13 +109,13 @@ pub fn integrate_dynamics<L: ContactLaw>(
         out.integral.substeps += 1;
         (x, v) = (stretch.end.x, stretch.end.v);
         t += elapsed;
-        if stretch.stop == StretchEnd::ContactEnd || x >= 0.0 {
+        if stretch.stop == StretchEnd::ContactEnd || outside(s_rel0, x) >= 0.0 {
             in_contact = false;
             out.integral.record(t, false);
         }
         if elapsed <= 0.0 {
             // No progress (an event at the very start): the next stretch starts on the other
-            // side, which `crossing_past` guarantees is reached after at most one more round.
+            // side, which `newton_past` guarantees is reached after at most one more round.
             t = t.max(t + f64::EPSILON * h);
         }
     }
@@ -128,9 +128,16 @@ pub fn integrate_dynamics<L: ContactLaw>(
     out
 }
 
-/// In free flight (`x >= 0`): the time after which the motion is inside (`x < 0`), if within
-/// `limit`.
-fn entry_time(free: Motion, limit: f64) -> Option<f64> {
+/// How far `s_rel = s_rel0 + x` is outside contact, as the law sees it: contact is decided on
+/// `s_rel` itself, where a tiny `x` can round away (`s_rel0 + x == s_rel0`), so the integrators
+/// decide on this rather than on `x`.
+pub(crate) fn outside(s_rel0: f64, x: f64) -> f64 {
+    (s_rel0 + x) - s_rel0
+}
+
+/// In free flight (`x >= 0`): the time after which the motion is inside (`x < 0` as the law
+/// sees it), if within `limit`.
+fn entry_time(free: Motion, s_rel0: f64, limit: f64) -> Option<f64> {
     let heading_in = free.v < 0.0 || (free.v == 0.0 && free.a < 0.0);
     let root = if free.s <= 0.0 && heading_in {
         0.0
@@ -141,7 +148,11 @@ fn entry_time(free: Motion, limit: f64) -> Option<f64> {
         }
         roots[0]
     };
-    Some(first_time_where(|tau| free.at(tau).s < 0.0, root, limit))
+    Some(first_time_where(
+        |tau| outside(s_rel0, free.at(tau).s) < 0.0,
+        root,
+        limit,
+    ))
 }
 
 /// The smallest time from `from` on (in growing rounding-sized increments, at most `limit`) at
@@ -196,7 +207,11 @@ fn affine_stretch<L: ContactLaw>(
         };
         let (roots, count) = contact_crossings(free, 0.0, horizon);
         let limit = if count > 0 {
-            first_time_where(|tau| free.at(tau).s >= 0.0, roots[0], horizon)
+            first_time_where(
+                |tau| outside(s_rel0, free.at(tau).s) >= 0.0,
+                roots[0],
+                horizon,
+            )
         } else {
             horizon
         };
@@ -218,33 +233,43 @@ fn affine_stretch<L: ContactLaw>(
         let b_state = motion.at(tb);
         evaluations += 1;
         let kb = kink(b_state);
-        let ended = b_state.0 >= 0.0;
+        let ended = outside(s_rel0, b_state.0) >= 0.0;
         if ended || kb >= 0.0 {
+            let secant = |ga: f64, gb: f64, t_end: f64| ta - ga * (t_end - ta) / (gb - ga);
             let mut stop = (tb, StretchEnd::Horizon);
             if ended {
-                let tau = crossing_past(
-                    |tau| {
-                        evaluations += 1;
-                        motion.at(tau).0
-                    },
-                    ta,
-                    a_state.0,
-                    tb,
-                    b_state.0,
-                );
+                // A uniformly accelerated stretch ends at its located quadratic root, already
+                // on the far side.
+                let tau = if rate == 0.0 && tb == limit && limit < horizon {
+                    limit
+                } else {
+                    newton_past(
+                        |tau| {
+                            evaluations += 1;
+                            motion.at(tau)
+                        },
+                        |x| outside(s_rel0, x) >= 0.0,
+                        ta,
+                        tb,
+                        secant(a_state.0, b_state.0, tb),
+                    )
+                };
                 stop = (tau, StretchEnd::ContactEnd);
             }
             let k_limit = if ended { kink(motion.at(stop.0)) } else { kb };
             if k_limit >= 0.0 {
-                let tau = crossing_past(
+                let tau = newton_past(
                     |tau| {
                         evaluations += 1;
-                        kink(motion.at(tau))
+                        let (x, v) = motion.at(tau);
+                        let s = s_rel0 + x;
+                        let rate = law.kink_indicator_rate(s, v, motion.acceleration(x, v));
+                        (law.kink_indicator(s, v), rate)
                     },
+                    |g| kink_side(g) != start_side,
                     ta,
-                    ka,
                     stop.0,
-                    k_limit,
+                    secant(ka, k_limit, stop.0),
                 );
                 stop = (tau, StretchEnd::Kink);
             }
@@ -433,6 +458,30 @@ mod tests {
                 (step.integral.dissipated - e_ref).abs() < 2e-6 * e_ref.max(1e-3),
                 "{law:?}: {step:?} vs {e_ref}"
             );
+        }
+    }
+
+    #[test]
+    fn an_offset_gap_gives_the_same_impact() {
+        // Far from 0, s_rel0 + x rounds tiny penetrations away: contact must be decided as the
+        // law sees it, or the motion enters unopposed (found by the co-simulation tests).
+        let at = |s_rel0: f64| {
+            let law = GapLaw { s_rel0, ..LAW };
+            let start = Motion {
+                s: s_rel0 + 0.009_424_777_960_769_3,
+                v: -1.0,
+                a: 0.0,
+            };
+            integrate_dynamics(&law, start, dynamics(0.0), 0.0628)
+        };
+        let reference = at(0.0);
+        for s_rel0 in [0.1, 1.5, -3.0, 1e3] {
+            let offset = at(s_rel0);
+            assert!(
+                (offset.end.v - reference.end.v).abs() < 1e-9,
+                "{s_rel0}: {offset:?}"
+            );
+            assert!((offset.integral.dissipated - reference.integral.dissipated).abs() < 1e-9);
         }
     }
 }

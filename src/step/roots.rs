@@ -139,3 +139,49 @@ pub(crate) fn left_side(g: f64, start_side: bool) -> f64 {
         magnitude
     }
 }
+
+/// The switch of an event function inside `[t0, t1]`, where `past(g)` is false at `t0` and true at
+/// `t1`, by Newton steps on `eval(t) = (g, dg/dt)` kept inside the bracket (bisection where a step
+/// would leave it). Returns the end of the final bracket where `past` holds, within a few
+/// rounding errors of the switch. A smooth event function converges in a handful of evaluations.
+pub(crate) fn newton_past(
+    mut eval: impl FnMut(f64) -> (f64, f64),
+    past: impl Fn(f64) -> bool,
+    mut t0: f64,
+    mut t1: f64,
+    guess: f64,
+) -> f64 {
+    let mut t = if guess > t0 && guess < t1 {
+        guess
+    } else {
+        0.5 * (t0 + t1)
+    };
+    for _ in 0..100 {
+        let (g, slope) = eval(t);
+        if past(g) {
+            t1 = t;
+        } else {
+            t0 = t;
+        }
+        let resolution = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
+        if t1 - t0 <= resolution {
+            break;
+        }
+        let newton = t - g / slope;
+        t = if newton.is_finite() && newton > t0 && newton < t1 {
+            // A step below the resolution would not shrink the bracket: probe just across.
+            if (newton - t).abs() < resolution {
+                if past(g) {
+                    (t - resolution).max(0.5 * (t0 + t))
+                } else {
+                    (t + resolution).min(0.5 * (t + t1))
+                }
+            } else {
+                newton
+            }
+        } else {
+            0.5 * (t0 + t1)
+        };
+    }
+    t1
+}
