@@ -123,7 +123,7 @@ fn flight_energies(run: &[Sample], mass: f64, g: f64) -> Vec<Option<f64>> {
         .filter(|&k| contact_step(k) && (k == 0 || !contact_step(k - 1)))
         .map(|k| {
             let s = run[k];
-            (s.x > 0.0).then(|| 0.5 * mass * s.v * s.v + mass * g * s.x)
+            (s.x > 0.0).then_some(0.5 * mass * s.v * s.v + mass * g * s.x)
         })
         .collect()
 }
