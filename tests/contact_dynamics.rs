@@ -128,6 +128,9 @@ fn flight_energies(run: &[Sample], mass: f64, g: f64) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The first contact, with the mass still unknown, is integrated kinematically and corrected once
+/// the estimate is known; the table's `peak` (not asserted) shows the energy the master's body has
+/// during that correction.
 #[test]
 fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
     let fmu = Fmu::load_default();
@@ -203,6 +206,10 @@ fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// The bound, 2 % of the stroke at every communication point. At 3ed4f29 the Gauss–Seidel
+/// master at 10 ms misses it (2.06 %): the worst point is the one right after a contact step, where
+/// half of the mid-step impulse's position offset is still to be corrected (the dead-beat
+/// correction takes two steps).
 #[test]
 fn a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
     let fmu = Fmu::load_default();
