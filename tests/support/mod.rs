@@ -18,11 +18,13 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cosim;
+pub mod exact;
 pub mod fmi2_names;
 pub mod fmu;
 pub mod impact;
 pub mod instance;
 pub mod logger;
+pub mod masters;
 pub mod model_description;
 pub mod model_exchange;
 pub mod msl_reference;

@@ -1,0 +1,326 @@
+//! The contact dynamics of the coupled FMU (`m_eff`, `f_mean`, `f_next`, `m_eff_estimate`) through
+//! the packaged FMU, driven by Gauss–Seidel and Jacobi masters (tests/support/masters.rs), against
+//! exact solutions computed here without the crate's code (RK4 with located contact events,
+//! tests/support/exact.rs). Run with `--nocapture` to see the tables.
+
+mod support;
+
+use std::f64::consts::PI;
+
+use support::exact::{Body, Exact};
+use support::masters::{cosimulate, Gap, Master, MasterBody, Sample};
+use support::Fmu;
+
+fn relative_error(value: f64, exact: f64) -> f64 {
+    (value / exact - 1.0).abs()
+}
+
+fn contact_duration(mass: f64, c: f64) -> f64 {
+    PI * (mass / c).sqrt()
+}
+
+fn free(_: f64, _: f64, _: f64) -> f64 {
+    0.0
+}
+
+/// The exact motion of the housing impact: contact start/end, rebound coefficient, energy
+/// dissipated, positions at the communication points.
+struct ExactImpact {
+    end: f64,
+    dv: f64,
+    restitution: f64,
+    dissipated: f64,
+    positions: Vec<f64>,
+}
+
+fn exact_impact(c: f64, d: f64, x0: f64, h: f64, steps: usize) -> ExactImpact {
+    let t_c = contact_duration(1.0, c);
+    let body = Body {
+        mass: 1.0,
+        c,
+        d,
+        s_rel0: 0.0,
+        external: &free,
+    };
+    // Free flight is exact at any RK4 step; the contact gets 4000 steps per contact duration.
+    let mut exact = Exact::new(body, x0, -1.0, h, t_c / 4000.0);
+    let times: Vec<f64> = (0..=steps).map(|k| k as f64 * h).collect();
+    let positions = exact.sample(&times).iter().map(|p| p.0).collect();
+    assert_eq!(exact.events.len(), 1, "one contact: {:?}", exact.events);
+    let event = exact.events[0];
+    let (end, v_out) = (event.end.unwrap(), event.v_out.unwrap());
+    ExactImpact {
+        end,
+        dv: v_out - event.v_in,
+        restitution: -v_out / event.v_in,
+        dissipated: exact.dissipated,
+        positions,
+    }
+}
+
+#[test]
+fn a_known_mass_hitting_a_housing_rebounds_right_at_any_step_with_either_master() {
+    let fmu = Fmu::load_default();
+    let ratios = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0];
+    println!("\n1 kg at 1 m/s into a housing, m_eff = 1 kg: errors against the exact solution");
+    println!(
+        "{:>8} {:>6} {:>22} {:>12} {:>12} {:>18}",
+        "c N/m", "h/T_c", "master", "rebound", "E_loss", "pos err/(dv*h)"
+    );
+    let mut failures = Vec::new();
+    for c in [1e4_f64, 1e6, 1e8] {
+        let d = 20.0 * (c / 1e4).sqrt();
+        let t_c = contact_duration(1.0, c);
+        for ratio in ratios {
+            let h = ratio * t_c;
+            // First contact 3.4 steps in: never in the first step.
+            let x0 = 3.4 * h;
+            let steps = ((x0 + 1.2 * t_c) / h).ceil() as usize + 6;
+            let exact = exact_impact(c, d, x0, h, steps);
+            assert!((exact.restitution - 0.7586).abs() < 1e-4);
+            assert!((exact.dissipated - 0.2122).abs() < 1e-4);
+            for master in Master::ALL {
+                let body = MasterBody {
+                    mass: 1.0,
+                    x0,
+                    v0: -1.0,
+                    external: &free,
+                };
+                let gap = Gap { c, d, m_eff: 1.0 };
+                let run = cosimulate(&fmu, gap, &body, master, h, steps, 1);
+                let last = run.last().unwrap();
+                let rebound = relative_error(last.v, exact.restitution);
+                let energy = relative_error(last.e_loss, exact.dissipated);
+                let position = run
+                    .iter()
+                    .zip(&exact.positions)
+                    .filter(|(s, _)| s.t >= exact.end + 3.0 * h)
+                    .map(|(s, x)| (s.x - x).abs() / (exact.dv * h))
+                    .fold(0.0, f64::max);
+                println!(
+                    "{c:>8.0e} {ratio:>6} {:>22} {rebound:>12.3e} {energy:>12.3e} {position:>18.3e}",
+                    master.label()
+                );
+                if !(rebound < 5e-3 && energy < 5e-3 && position < 1e-2) {
+                    failures.push(format!(
+                        "c = {c:e}, h = {ratio} T_c, {}: rebound {rebound:e}, E_loss {energy:e}, \
+                         position {position:e}",
+                        master.label()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The flights of a bouncing run: the energy (kinetic + potential) at the start of the first step
+/// of each contact (a step where `E_loss` grew after one where it did not), i.e. at the end of the
+/// flight before it; None where the body is not in free flight there (`x <= s_rel0 = 0`).
+fn flight_energies(run: &[Sample], mass: f64, g: f64) -> Vec<Option<f64>> {
+    let contact_step = |k: usize| run[k + 1].e_loss > run[k].e_loss;
+    (0..run.len() - 1)
+        .filter(|&k| contact_step(k) && (k == 0 || !contact_step(k - 1)))
+        .map(|k| {
+            let s = run[k];
+            (s.x > 0.0).then_some(0.5 * mass * s.v * s.v + mass * g * s.x)
+        })
+        .collect()
+}
+
+/// The first contact, with the mass still unknown, is integrated kinematically and corrected once
+/// the estimate is known; the table's `peak` (not asserted) shows the energy the master's body has
+/// during that correction.
+#[test]
+fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
+    let fmu = Fmu::load_default();
+    let (mass, g, c, d) = (1.0, 9.81, 1e6, 200.0);
+    let t_c = contact_duration(mass, c);
+    let gravity = move |_: f64, _: f64, _: f64| -mass * g;
+    println!("\nBouncing 1 kg under gravity from 5 cm, m_eff = 0 (estimated): flight energies (J)");
+    let mut failures = Vec::new();
+    for ratio in [1.0, 2.0, 5.0, 10.0] {
+        let h = ratio * t_c;
+        let steps = (0.5 / h).ceil() as usize;
+        for master in Master::ALL {
+            let body = MasterBody {
+                mass,
+                x0: 0.05,
+                v0: 0.0,
+                external: &gravity,
+            };
+            let gap = Gap { c, d, m_eff: 0.0 };
+            let run = cosimulate(&fmu, gap, &body, master, h, steps, 1);
+            let energies = flight_energies(&run, mass, g);
+            // The mass estimate after the first contacts (from the end of the second one on).
+            let contact_ends: Vec<usize> = (1..run.len() - 1)
+                .filter(|&k| {
+                    run[k].e_loss > run[k - 1].e_loss && run[k + 1].e_loss == run[k].e_loss
+                })
+                .collect();
+            let estimates: Vec<f64> = run[contact_ends.get(1).copied().unwrap_or(run.len() - 1)..]
+                .iter()
+                .map(|s| s.m_eff_estimate)
+                .collect();
+            let worst_estimate = estimates
+                .iter()
+                .map(|m| (m / mass - 1.0).abs())
+                .fold(0.0, f64::max);
+            let shown: Vec<String> = energies
+                .iter()
+                .map(|e| e.map_or("-".to_string(), |e| format!("{e:.5}")))
+                .collect();
+            // Not asserted: the largest energy the master's body had at any communication point.
+            let peak = run
+                .iter()
+                .map(|s| 0.5 * mass * s.v * s.v + mass * g * s.x)
+                .fold(f64::MIN, f64::max);
+            println!(
+                "h = {ratio:>4} T_c {:>22}: flights [{}], peak {peak:.4e} J, m_eff_estimate {:.6} (worst rel. err {worst_estimate:.2e})",
+                master.label(),
+                shown.join(", "),
+                run.last().unwrap().m_eff_estimate
+            );
+            let known: Vec<f64> = energies.iter().flatten().copied().collect();
+            // The drop, the flight after the first contact and at least one after the second.
+            if known.len() < 3 {
+                failures.push(format!("h = {ratio} T_c, {master:?}: flights {energies:?}"));
+            }
+            // Flights 2, 3, ... (after the second contact) against the one before.
+            for i in 2..energies.len() {
+                if let (Some(before), Some(after)) = (energies[i - 1], energies[i]) {
+                    if after > before {
+                        failures.push(format!(
+                            "h = {ratio} T_c, {master:?}: flight {i} has {after} J > {before} J"
+                        ));
+                    }
+                }
+            }
+            if contact_ends.len() < 2 || estimates.is_empty() || worst_estimate > 0.01 {
+                failures.push(format!(
+                    "h = {ratio} T_c, {master:?}: m_eff_estimate {estimates:?} after contacts ending at steps {contact_ends:?}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The issue's bound, 2 % of the stroke at every communication point. At 3ed4f29 the Gauss–Seidel
+/// master at 10 ms misses it (2.06 %): the worst point is the one right after a contact step, where
+/// half of the mid-step impulse's position offset is still to be corrected (the dead-beat
+/// correction takes two steps).
+#[test]
+fn a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
+    let fmu = Fmu::load_default();
+    let (mass, k_s, rest, amplitude, omega) = (1.0, 200.0, 0.01, 2.0, 2.0 * PI * 1.5);
+    let (c, d) = (1e6, 200.0);
+    let external = move |t: f64, x: f64, _: f64| -k_s * (x - rest) + amplitude * (omega * t).sin();
+    let t_end = 2.0;
+    let t_c = contact_duration(mass, c);
+    println!("\nDriven 1 kg on a {k_s} N/m spring against a stop (c = {c:e}, d = {d}), m_eff = 1");
+    let mut failures = Vec::new();
+    for h in [1e-3_f64, 5e-3, 10e-3] {
+        let steps = (t_end / h).round() as usize;
+        let times: Vec<f64> = (0..=steps).map(|k| k as f64 * h).collect();
+        let body = Body {
+            mass,
+            c,
+            d,
+            s_rel0: 0.0,
+            external: &external,
+        };
+        let mut exact = Exact::new(body, rest, 0.0, 1e-5, t_c / 2000.0);
+        let positions: Vec<f64> = exact.sample(&times).iter().map(|p| p.0).collect();
+        let contacts = exact.events.len();
+        assert!(
+            contacts >= 3,
+            "the stop is hit repeatedly: {:?}",
+            exact.events
+        );
+        let stroke = positions.iter().copied().fold(f64::MIN, f64::max)
+            - positions.iter().copied().fold(f64::MAX, f64::min);
+        let longest = exact
+            .events
+            .iter()
+            .filter_map(|e| e.end.map(|end| end - e.start))
+            .fold(0.0, f64::max);
+        for master in Master::ALL {
+            let master_body = MasterBody {
+                mass,
+                x0: rest,
+                v0: 0.0,
+                external: &external,
+            };
+            let gap = Gap { c, d, m_eff: 1.0 };
+            let run = cosimulate(&fmu, gap, &master_body, master, h, steps, 100);
+            let worst = run
+                .iter()
+                .zip(&positions)
+                .map(|(s, x)| (s.x - x).abs())
+                .fold(0.0, f64::max);
+            println!(
+                "h = {:>4} ms {:>22}: {contacts} contacts of up to {:.2} ms, stroke {:.2} mm, \
+                 max position error {:.4} mm = {:.3} % of the stroke",
+                h * 1e3,
+                master.label(),
+                longest * 1e3,
+                stroke * 1e3,
+                worst * 1e3,
+                100.0 * worst / stroke
+            );
+            if worst > 0.02 * stroke {
+                failures.push(format!(
+                    "h = {h}, {master:?}: error {worst:e} m, stroke {stroke:e} m"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn a_known_mass_is_at_least_as_accurate_as_none_at_steps_below_a_tenth_of_the_contact() {
+    let fmu = Fmu::load_default();
+    let (c, d, x0) = (1e4, 20.0, 0.01);
+    let t_c = contact_duration(1.0, c);
+    println!("\nSingle-mass impact (c = 1e4, d = 20), Gauss-Seidel f_mean: m_eff = 0 vs m_eff = 1");
+    println!(
+        "{:>8} {:>14} {:>14} {:>14} {:>14}",
+        "h/T_c", "rebound m=0", "rebound m=1", "E_loss m=0", "E_loss m=1"
+    );
+    let mut failures = Vec::new();
+    for divisor in [10.0, 20.0, 40.0] {
+        let h = t_c / divisor;
+        let steps = (0.1 / h).ceil() as usize;
+        let exact = exact_impact(c, d, x0, h, steps);
+        let errors = [0.0, 1.0].map(|m_eff| {
+            let body = MasterBody {
+                mass: 1.0,
+                x0,
+                v0: -1.0,
+                external: &free,
+            };
+            let gap = Gap { c, d, m_eff };
+            let run = cosimulate(&fmu, gap, &body, Master::GaussSeidel, h, steps, 1);
+            let last = run.last().unwrap();
+            (
+                relative_error(last.v, exact.restitution),
+                relative_error(last.e_loss, exact.dissipated),
+            )
+        });
+        println!(
+            "{:>8} {:>14.3e} {:>14.3e} {:>14.3e} {:>14.3e}",
+            format!("1/{divisor}"),
+            errors[0].0,
+            errors[1].0,
+            errors[0].1,
+            errors[1].1
+        );
+        // Rounding-level slack only.
+        if errors[1].0 > errors[0].0 + 1e-9 || errors[1].1 > errors[0].1 + 1e-9 {
+            failures.push(format!("h = T_c/{divisor}: {errors:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
