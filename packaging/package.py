@@ -813,8 +813,8 @@ Before the first step <code>f_next</code> is 0, so a Jacobi master should start 
 <p>With <code>m_eff</code> = 0 (the default) the FMU follows the extrapolated motion until a contact
 completes, then estimates the mass from the master's answer (output <code>m_eff_estimate</code>),
 replays the first contact with it, corrects the master's motion and integrates the contact's own dynamics
-from then on. In the measurement above the Gauss&ndash;Seidel master's rebound was then exact to
-rounding at every step, but <code>E_loss</code> keeps the first contact's energy as integrated along the
+from then on. In the measurement above (<code>s_rel0</code> = 0) the Gauss&ndash;Seidel master's rebound
+was then exact to rounding at every step, but <code>E_loss</code> keeps the first contact's energy as integrated along the
 extrapolated motion (+1.1 % at 0.1 T<sub>c</sub>, +92 % at 2 T<sub>c</sub>); set <code>m_eff</code> when the
 mass is known. The log category <code>logCoupling</code> reports, as messages with status fmi2OK, the
 estimate, the correction of the first contact, and each contact that starts and ends inside one step
