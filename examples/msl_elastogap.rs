@@ -6,10 +6,12 @@
 //!
 //! ```text
 //! cargo run --release --example msl_elastogap -- --fmu target/fmu/ElastoGap.fmu --out out/ \
-//!     [--step 0.01] [--coupling best|mean|naive|model-exchange] [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
+//!     [--step 0.01] [--coupling best|mean|naive|jacobi|model-exchange] [--m-eff KG]
+//!     [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
 //! ```
 //! Writes `<out>/ElastoGap_cosim.csv` and `<out>/ElastoGap_cosim.svg` (`ElastoGap_me.*` with
-//! Model Exchange). With `--reference`, prints
+//! Model Exchange, `ElastoGap_meff.*` with `--m-eff`, `ElastoGap_jacobi.*` /
+//! `ElastoGap_meff_jacobi.*` with `--coupling jacobi`). With `--reference`, prints
 //! the largest deviation of each MSL comparison signal and exits with status 1 if one leaves the
 //! MSL tube (2e-3). Status 2: bad arguments or a failed FMU call.
 
@@ -27,8 +29,8 @@ use support::cosim::{self, Coupling, DemoOptions, DemoRun, TimeSeries, COMPARISO
 use support::Fmu;
 
 const USAGE: &str = "\
-usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS]
-                     [--coupling best|mean|naive|model-exchange] [--reference MSL.csv]
+usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS] [--m-eff KG]
+                     [--coupling best|mean|naive|jacobi|model-exchange] [--reference MSL.csv]
 
   --fmu        the ElastoGap FMU (default: $ELASTOGAP_FMU or target/fmu/ElastoGap.fmu)
   --out        output directory (default: out)
@@ -36,8 +38,14 @@ usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS]
   --coupling   best: Gauss-Seidel, input derivatives, mean forces f_mean (default)
                mean: mean forces f_mean, the FMU estimating the acceleration itself
                naive: forces f at the start of each step held over the step
+               jacobi: all units stepped at once (OMSimulator's default); mass2 holds over
+                 each step the forces f_next the gaps output before it
                model-exchange: the gaps imported as Model Exchange, one adaptive integrator
                  (Dormand-Prince 5(4), rtol 1e-10) that locates the FMUs' events
+  --m-eff      the gaps' parameter m_eff in kg (default 0: the FMU estimates it after the first
+               contact). mass2 (1 kg) meets each gap against a fixed wall, and never both gaps at
+               once, so its effective mass is 1 kg: --m-eff 1 integrates each contact's own
+               dynamics inside the step, right at large steps (co-simulation only)
   --reference  MSL reference result; compare the comparison signals with it (tube 2e-3)";
 
 struct Args {
@@ -81,6 +89,16 @@ fn parse_args() -> Result<Args, String> {
                 args.options.step = step;
             }
             "--coupling" => args.options.coupling = value()?.parse()?,
+            "--m-eff" => {
+                let v = value()?;
+                let m_eff: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--m-eff {v}: not a number"))?;
+                if !(m_eff >= 0.0 && m_eff.is_finite()) {
+                    return Err(format!("--m-eff {v}: must be a finite mass >= 0 kg"));
+                }
+                args.options.m_eff = m_eff;
+            }
             "--reference" => args.reference = Some(PathBuf::from(value()?)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -131,10 +149,12 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
 
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let stem = if args.options.coupling == Coupling::ModelExchange {
-        "ElastoGap_me"
-    } else {
-        "ElastoGap_cosim"
+    let stem = match (args.options.coupling, args.options.m_eff > 0.0) {
+        (Coupling::ModelExchange, _) => "ElastoGap_me",
+        (Coupling::Jacobi, true) => "ElastoGap_meff_jacobi",
+        (Coupling::Jacobi, false) => "ElastoGap_jacobi",
+        (_, true) => "ElastoGap_meff",
+        (_, false) => "ElastoGap_cosim",
     };
     let csv = args.out.join(format!("{stem}.csv"));
     let svg = args.out.join(format!("{stem}.svg"));
@@ -178,10 +198,29 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
             Coupling::MeanForce =>
                 "Gauss-Seidel; mean gap forces f_mean held over each step, from the FMU's own acceleration estimate",
             Coupling::Naive => "gap forces f at the start of each step held over the step; no input derivatives",
+            Coupling::Jacobi =>
+                "Jacobi, all units stepped at once; the gap forces f_next read before each step held over it",
             Coupling::ModelExchange =>
                 "Model Exchange; one Dormand-Prince 5(4) integrator (rtol 1e-10) for the whole system, the FMUs' events located to 1e-13 s",
         }
     );
+    if !model_exchange {
+        println!(
+            "  m_eff:     {}",
+            if o.m_eff > 0.0 {
+                format!(
+                    "{} kg (mass2 against a wall): each step integrates the contact's own dynamics",
+                    o.m_eff
+                )
+            } else {
+                "0 (the FMU's default): estimated by the FMU after the first contact".to_string()
+            }
+        );
+        println!(
+            "  estimate:  m_eff_estimate {} kg (elastoGap1), {} kg (elastoGap2) at the end",
+            run.m_eff_estimates[0], run.m_eff_estimates[1]
+        );
+    }
     println!("  results:   {}", csv.display());
     println!("  plot:      {}", svg.display());
 
@@ -282,7 +321,16 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
         if o.coupling == Coupling::ModelExchange {
             "Model Exchange, adaptive integrator with event location".to_string()
         } else {
-            format!("co-simulation, step {} s, coupling {}", o.step, o.coupling)
+            format!(
+                "co-simulation, step {} s, coupling {}{}",
+                o.step,
+                o.coupling,
+                if o.m_eff > 0.0 {
+                    format!(", m_eff = {} kg", o.m_eff)
+                } else {
+                    String::new()
+                }
+            )
         }
     );
     let root = root.titled(&title, ("sans-serif", 20))?;

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The demo: set up the machine, build and package the FMU, then simulate
 # Modelica.Mechanics.Translational.Examples.ElastoGap with the FMU inside a small Rust master
-# (examples/msl_elastogap.rs), twice: as a co-simulation (two co-simulation instances, 10 ms steps)
-# and with the FMU imported as Model Exchange (an adaptive integrator that locates the FMU's events).
-# Results (CSV and plots) go to out/.
+# (examples/msl_elastogap.rs), three times: as a co-simulation (two co-simulation instances, 10 ms
+# steps; out/ElastoGap_cosim.*), with the FMU imported as Model Exchange (an adaptive integrator that
+# locates the FMU's events; out/ElastoGap_me.*), and as a co-simulation with the parameter m_eff = 1 kg
+# (mass2, 1 kg, against a fixed wall: each step integrates the contact's own dynamics; Gauss-Seidel
+# master holding f_mean; out/ElastoGap_meff.*). Results (CSV and plots) go to out/.
 #
 #   bash packaging/demo.sh                                  # the README's first command
 #   bash packaging/demo.sh --reference path/to/ElastoGap.csv
 #
-# Extra arguments are passed to both runs of the example; with --reference each compares its result
+# Extra arguments are passed to every run of the example; with --reference each compares its result
 # with the MSL reference result and fails when a compared signal leaves the 2e-3 tube.
 set -euo pipefail
 
@@ -31,6 +33,8 @@ run_example() {
 run_example "$@"
 echo
 run_example --coupling model-exchange --step 0.005 "$@"
+echo
+run_example --m-eff 1 --coupling mean --step 0.01 "$@"
 
 shopt -s nullglob
 svgs=("$out"/*.svg)

@@ -15,7 +15,13 @@
 //! hand that acceleration to the FMUs as the first derivative of the moving flange's velocity
 //! (`fmi2SetRealInputDerivatives`), `fmi2DoStep`, and move mass2 over the step under the mean
 //! forces `f_mean` the FMUs report for it. [`Coupling::Naive`]: hold the forces `f` read at the
-//! start of the step, no input derivatives.
+//! start of the step, no input derivatives. [`Coupling::Jacobi`]: step both gaps and the masses at
+//! once, holding over each step the `f_next` the gaps output before it.
+//!
+//! [`DemoOptions::m_eff`] sets the gaps' parameter `m_eff`: mass2 (1 kg) meets each gap against a
+//! fixed wall, and the two gaps are never in contact together (mass2 touches elastoGap1 below
+//! -0.5 m, elastoGap2 above +0.5 m), so the effective mass of each gap's relative motion is mass2's,
+//! 1 kg (the reduced mass m_a*m_b/(m_a + m_b) with m_a, the wall, infinite).
 
 use std::fmt;
 use std::path::Path;
@@ -62,6 +68,9 @@ pub enum Coupling {
     MeanForce,
     /// The force `f` at the step start held over the step: a plain co-simulation.
     Naive,
+    /// All units stepped at once (OMSimulator's default): mass2 holds over each step the `f_next`
+    /// the gaps output at its start, before their step.
+    Jacobi,
     /// No co-simulation: both gaps as Model Exchange instances under one adaptive integrator
     /// with event location ([`super::model_exchange`]); the step is the output interval.
     ModelExchange,
@@ -74,9 +83,10 @@ impl FromStr for Coupling {
             "best" => Ok(Coupling::Best),
             "mean" => Ok(Coupling::MeanForce),
             "naive" => Ok(Coupling::Naive),
+            "jacobi" => Ok(Coupling::Jacobi),
             "model-exchange" => Ok(Coupling::ModelExchange),
             other => Err(format!(
-                "unknown coupling {other:?} (best, mean, naive or model-exchange)"
+                "unknown coupling {other:?} (best, mean, naive, jacobi or model-exchange)"
             )),
         }
     }
@@ -88,6 +98,7 @@ impl fmt::Display for Coupling {
             Coupling::Best => "best",
             Coupling::MeanForce => "mean",
             Coupling::Naive => "naive",
+            Coupling::Jacobi => "jacobi",
             Coupling::ModelExchange => "model-exchange",
         })
     }
@@ -101,6 +112,10 @@ pub struct DemoOptions {
     pub stop_time: f64,
     /// RK4 substeps per communication step for mass1 (which no FMU touches).
     pub mass1_substeps: usize,
+    /// The gaps' parameter `m_eff` (kg): the effective mass of the relative motion, 1 kg (mass2
+    /// against a wall) to integrate the contact's own dynamics in each step; 0 (the FMU's default)
+    /// leaves it to the FMU's estimate after the first contact.
+    pub m_eff: f64,
 }
 
 impl Default for DemoOptions {
@@ -110,6 +125,7 @@ impl Default for DemoOptions {
             coupling: Coupling::Best,
             stop_time: STOP_TIME,
             mass1_substeps: 10,
+            m_eff: 0.0,
         }
     }
 }
@@ -185,6 +201,9 @@ impl Row {
 pub struct DemoRun {
     pub options: DemoOptions,
     pub rows: Vec<Row>,
+    /// The gaps' output `m_eff_estimate` at the end (co-simulation; 0 until a contact completed,
+    /// and with Model Exchange).
+    pub m_eff_estimates: [f64; 2],
 }
 
 /// `f` of a SpringDamper at its flange_b.
@@ -224,6 +243,8 @@ struct Gap {
     v_rel: u32,
     contact: u32,
     f_mean: u32,
+    f_next: u32,
+    m_eff_estimate: u32,
     e_loss: u32,
 }
 
@@ -246,7 +267,7 @@ pub fn check(status: Status, call: &str, instance: &Instance) -> Result<(), Stri
 }
 
 impl Gap {
-    fn new(fmu: &Arc<Fmu>, name: &str, stop_time: f64) -> Result<Gap, String> {
+    fn new(fmu: &Arc<Fmu>, name: &str, stop_time: f64, m_eff: f64) -> Result<Gap, String> {
         let md = &fmu.model_description;
         let real = |n: &str| md.vr(n, VarType::Real);
         let mut instance = Instance::instantiate(fmu, &super::InstantiateOptions::named(name))
@@ -256,6 +277,7 @@ impl Gap {
             ("d", GAP_D),
             ("s_rel0", GAP_S_REL0),
             ("n", GAP_N),
+            ("m_eff", m_eff),
         ];
         for (p, value) in parameters {
             let s = instance.set_real(&[real(p)], &[value]);
@@ -275,6 +297,8 @@ impl Gap {
             v_rel: real("v_rel"),
             contact: md.vr("contact", VarType::Boolean),
             f_mean: real("f_mean"),
+            f_next: real("f_next"),
+            m_eff_estimate: real("m_eff_estimate"),
             e_loss: real("E_loss"),
             instance,
         })
@@ -319,8 +343,8 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
     let steps = ((stop / h) - 1e-9).ceil().max(1.0) as usize;
     let time_at = |k: usize| if k >= steps { stop } else { k as f64 * h };
 
-    let mut gap1 = Gap::new(fmu, "elastoGap1", stop)?;
-    let mut gap2 = Gap::new(fmu, "elastoGap2", stop)?;
+    let mut gap1 = Gap::new(fmu, "elastoGap1", stop, options.m_eff)?;
+    let mut gap2 = Gap::new(fmu, "elastoGap2", stop, options.m_eff)?;
     let (mut x1, mut v1) = (X1_START, 0.0);
     let (mut x2, mut v2) = (X2_START, 0.0);
 
@@ -360,6 +384,16 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
             gap1.set_accelerations(0.0, a2)?;
             gap2.set_accelerations(a2, 0.0)?;
         }
+        // A Jacobi master reads every output before stepping any unit.
+        let held_next = if options.coupling == Coupling::Jacobi {
+            let (s, n1) = gap1.instance.get_real(&[gap1.f_next]);
+            check(s, "fmi2GetReal(f_next)", &gap1.instance)?;
+            let (s, n2) = gap2.instance.get_real(&[gap2.f_next]);
+            check(s, "fmi2GetReal(f_next)", &gap2.instance)?;
+            Some(-n1[0] + n2[0])
+        } else {
+            None
+        };
         gap1.do_step(t, step)?;
         gap2.do_step(t, step)?;
 
@@ -372,6 +406,7 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
                 check(s, "fmi2GetReal(f_mean)", &gap2.instance)?;
                 -m1[0] + m2[0]
             }
+            Coupling::Jacobi => held_next.unwrap_or_default(),
             Coupling::Naive | Coupling::ModelExchange => -out1.f + out2.f,
         };
         let a = force / MASS;
@@ -386,6 +421,12 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
         }
     }
 
+    let mut m_eff_estimates = [0.0; 2];
+    for (gap, estimate) in [&mut gap1, &mut gap2].into_iter().zip(&mut m_eff_estimates) {
+        let (s, value) = gap.instance.get_real(&[gap.m_eff_estimate]);
+        check(s, "fmi2GetReal(m_eff_estimate)", &gap.instance)?;
+        *estimate = value[0];
+    }
     for gap in [&mut gap1, &mut gap2] {
         let s = gap.instance.terminate();
         check(s, "fmi2Terminate", &gap.instance)?;
@@ -393,6 +434,7 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
     Ok(DemoRun {
         options: options.clone(),
         rows,
+        m_eff_estimates,
     })
 }
 

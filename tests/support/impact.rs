@@ -155,3 +155,135 @@ pub fn cosimulate(fmu: &Arc<Fmu>, h: f64, coupling: ImpactCoupling) -> Result<Im
         dissipated: dissipated[0],
     })
 }
+
+/// Which force a master holds over a step when the FMU integrates the contact's own dynamics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Master {
+    /// Steps the gap first, then holds the `f_mean` of that step over the same step.
+    GaussSeidel,
+    /// Steps all units at once (OMSimulator's default): holds over `[t_k, t_k + h]` the `f_next`
+    /// read at `t_k`, before the step.
+    Jacobi,
+}
+
+impl Master {
+    pub const ALL: [Master; 2] = [Master::GaussSeidel, Master::Jacobi];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Master::GaussSeidel => "Gauss-Seidel, f_mean",
+            Master::Jacobi => "Jacobi, f_next",
+        }
+    }
+}
+
+/// What a run of [`cosimulate_with_mass`] gives besides the impact.
+#[derive(Clone, Debug)]
+pub struct MassRun {
+    pub impact: Impact,
+    /// The output `m_eff_estimate` at the end (0 until a contact completed).
+    pub m_eff_estimate: f64,
+    /// The messages logged under `logCoupling`.
+    pub coupling_messages: Vec<String>,
+    /// Communication steps taken.
+    pub steps: usize,
+}
+
+/// Where the mass starts: `STEPS_BEFORE_CONTACT` steps of free flight before it reaches the gap,
+/// so that the first contact is not in the first step (before it a Jacobi master holds the
+/// `f_next` of the initialization, 0) and starts in the middle of a step.
+pub const STEPS_BEFORE_CONTACT: f64 = 3.5;
+/// Steps after the contact's end, for the FMU's corrections of the master's motion to finish.
+pub const STEPS_AFTER_CONTACT: usize = 8;
+
+/// Co-simulates the impact with communication step `h` and the parameter `m_eff` (0: the FMU
+/// estimates the mass from the master's answer), the master holding the force `master` names and
+/// moving the mass exactly under it (constant force: exact quadratic motion). The mass starts
+/// [`STEPS_BEFORE_CONTACT`] steps away from the gap, and the run ends [`STEPS_AFTER_CONTACT`] steps
+/// after the contact: any `h` works, from a tenth of the contact to many contact durations.
+pub fn cosimulate_with_mass(
+    fmu: &Arc<Fmu>,
+    h: f64,
+    m_eff: f64,
+    master: Master,
+) -> Result<MassRun, String> {
+    let mut gap = Instance::new(fmu, "impact");
+    let check = |status: Status, what: &str| {
+        if status == Status::Ok {
+            Ok(())
+        } else {
+            Err(format!("{what} returned {status:?}"))
+        }
+    };
+    check(
+        gap.set_debug_logging(true, &["logCoupling"]),
+        "fmi2SetDebugLogging(logCoupling)",
+    )?;
+    check(gap.setup_experiment(None, 0.0, None), "fmi2SetupExperiment")?;
+    check(
+        gap.enter_initialization_mode(),
+        "fmi2EnterInitializationMode",
+    )?;
+    let [c, d, mass, s_b, v_b, f_mean, f_next, e_loss, estimate] = [
+        "c",
+        "d",
+        "m_eff",
+        "flange_b.s",
+        "flange_b.v",
+        "f_mean",
+        "f_next",
+        "E_loss",
+        "m_eff_estimate",
+    ]
+    .map(|name| gap.vr(name, VarType::Real));
+    check(
+        gap.set_real(&[c, d, mass], &[C, D, m_eff]),
+        "fmi2SetReal(c, d, m_eff)",
+    )?;
+    let (mut x, mut v) = (GAP + SPEED * STEPS_BEFORE_CONTACT * h, -SPEED);
+    check(gap.set_real(&[s_b, v_b], &[x, v]), "fmi2SetReal(inputs)")?;
+    check(gap.exit_initialization_mode(), "fmi2ExitInitializationMode")?;
+
+    let steps =
+        (STEPS_BEFORE_CONTACT + contact_duration() / h).ceil() as usize + STEPS_AFTER_CONTACT;
+    for k in 0..steps {
+        let t = k as f64 * h;
+        check(gap.set_real(&[s_b, v_b], &[x, v]), "fmi2SetReal(inputs)")?;
+        let held_next = if master == Master::Jacobi {
+            let (status, next) = gap.get_real(&[f_next]);
+            check(status, "fmi2GetReal(f_next)")?;
+            Some(next[0])
+        } else {
+            None
+        };
+        check(gap.do_step(t, h, true), "fmi2DoStep")?;
+        let force = match held_next {
+            Some(force) => force,
+            None => {
+                let (status, mean) = gap.get_real(&[f_mean]);
+                check(status, "fmi2GetReal(f_mean)")?;
+                mean[0]
+            }
+        };
+        let a = -force / MASS;
+        x += h * (v + 0.5 * a * h);
+        v += a * h;
+    }
+    let (status, outputs) = gap.get_real(&[e_loss, estimate]);
+    check(status, "fmi2GetReal(E_loss, m_eff_estimate)")?;
+    let coupling_messages = gap
+        .logs()
+        .into_iter()
+        .filter(|r| r.category.as_deref() == Some("logCoupling"))
+        .map(|r| r.message)
+        .collect();
+    Ok(MassRun {
+        impact: Impact {
+            restitution: v / SPEED,
+            dissipated: outputs[0],
+        },
+        m_eff_estimate: outputs[1],
+        coupling_messages,
+        steps,
+    })
+}

@@ -377,6 +377,7 @@ pub fn run(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<(DemoRun, Integratio
             ..options.clone()
         },
         rows,
+        m_eff_estimates: [0.0; 2],
     };
     Ok((run, system.stats))
 }
