@@ -164,7 +164,7 @@ impl Coupling {
             self.owed_v += extra * h1;
         }
         let from_force = match applied {
-            Some(force) if force == 0.0 => Some(0.0),
+            Some(0.0) => Some(0.0),
             Some(force) => mass.map(|m| force / m),
             None => None,
         };
@@ -429,10 +429,7 @@ mod tests {
             largest_offset = largest_offset.max(owed.0.abs());
         }
         // In between, the offset is at most a quarter of the original one.
-        assert!(
-            largest_offset <= 0.25e-3 * (1.0 + 1e-9),
-            "{largest_offset}"
-        );
+        assert!(largest_offset <= 0.25e-3 * (1.0 + 1e-9), "{largest_offset}");
         assert!(owed.0.abs() < 1e-15 && owed.1.abs() < 1e-12, "{owed:?}");
         // Against the 0.2 N.s each of the two steps gives.
         assert!(impulse.abs() < 1e-12, "{impulse}");

@@ -40,6 +40,26 @@ pub struct DynamicStep {
 /// at the rounding level, and the rest of the step is then integrated as one more stretch.
 const MAX_STRETCHES: u32 = 10_000;
 
+/// A bound on the work of one step (closed-form or law evaluations). A step that needs more has
+/// parameters far outside what a communication step can integrate (a contact oscillating
+/// millions of times within it); it ends with a non-finite motion, which the FMI layer refuses
+/// with a message, rather than keep the importer waiting.
+pub const MAX_EVALUATIONS: u32 = 5_000_000;
+
+/// The end of a stretch whose work went over the budget.
+pub(crate) fn exhausted(evaluations: u32) -> super::adaptive::Stretch {
+    super::adaptive::Stretch {
+        elapsed: f64::INFINITY,
+        end: State {
+            x: f64::NAN,
+            v: f64::NAN,
+            dissipated: f64::NAN,
+        },
+        stop: StretchEnd::Horizon,
+        evaluations,
+    }
+}
+
 /// The relative motion from `start` (`s`, `v`; its `a` is ignored) over `[0, h]`.
 pub fn integrate_dynamics<L: ContactLaw>(
     law: &L,
@@ -59,6 +79,13 @@ pub fn integrate_dynamics<L: ContactLaw>(
     let mut in_contact = outside(s_rel0, x) < 0.0;
     let mut stretches = 0;
     while t < h {
+        let budget = MAX_EVALUATIONS.saturating_sub(out.evaluations);
+        if budget == 0 || !(x.is_finite() && v.is_finite()) {
+            (x, v) = (f64::NAN, f64::NAN);
+            out.integral.impulse = f64::NAN;
+            out.integral.dissipated = f64::NAN;
+            break;
+        }
         let remaining = h - t;
         if !in_contact {
             let free = Motion { s: x, v, a: a_ext };
@@ -86,7 +113,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
         let region = law.affine_region(s_rel0 + x, v);
         let stretch = match region {
             Some(region) if stretches < MAX_STRETCHES => {
-                affine_stretch(law, &region, mass, a_ext, (x, v), remaining)
+                affine_stretch(law, &region, mass, a_ext, (x, v), remaining, budget)
             }
             _ => {
                 let tolerance = if stretches < MAX_STRETCHES {
@@ -99,7 +126,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
                     v,
                     dissipated: 0.0,
                 };
-                integrate_stretch(law, mass, a_ext, start, remaining, tolerance)
+                integrate_stretch(law, mass, a_ext, start, remaining, tolerance, budget)
             }
         };
         out.evaluations += stretch.evaluations;
@@ -115,8 +142,9 @@ pub fn integrate_dynamics<L: ContactLaw>(
         }
         if elapsed <= 0.0 {
             // No progress (an event at the very start): the next stretch starts on the other
-            // side, which `newton_past` guarantees is reached after at most one more round.
-            t = t.max(t + f64::EPSILON * h);
+            // side, which `newton_past` guarantees is reached after at most one more round; the
+            // work budget bounds the rounds if it does not.
+            out.evaluations = out.evaluations.saturating_add(1);
         }
     }
     let force = law.evaluate(s_rel0 + x, v).f;
@@ -187,6 +215,7 @@ fn affine_stretch<L: ContactLaw>(
     a_ext: f64,
     (x0, v0): (f64, f64),
     horizon: f64,
+    budget: u32,
 ) -> super::adaptive::Stretch {
     let motion = AffineMotion::new(region, mass, a_ext, x0, v0);
     let s_rel0 = law.s_rel0();
@@ -226,6 +255,9 @@ fn affine_stretch<L: ContactLaw>(
     let mut a_state = (x0, v0);
     let mut ka = kink((x0, v0));
     loop {
+        if evaluations >= budget {
+            return exhausted(evaluations);
+        }
         let mut tb = (ta + spacing).min(limit);
         if still > ta && still < tb {
             tb = still;
