@@ -722,6 +722,9 @@ impl ContactLaw for Counting {
     fn kink_indicator_with(&self, forces: &Forces, s_rel: f64, v_rel: f64) -> f64 {
         self.law.kink_indicator_with(forces, s_rel, v_rel)
     }
+    fn kink_indicator_rate(&self, s_rel: f64, v_rel: f64, a_rel: f64) -> f64 {
+        self.law.kink_indicator_rate(s_rel, v_rel, a_rel)
+    }
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion> {
         self.law.affine_region(s_rel, v_rel)
     }

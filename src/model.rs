@@ -344,6 +344,9 @@ impl ElastoGap {
             },
             Var::FMean => self.f_mean,
             Var::FNext => match self.interface {
+                // Before the first step there is no step length to predict over: the force now
+                // is the best a master that steps all units at once can hold over its first step.
+                Interface::CoSimulation if self.coupling.last_h == 0.0 => forces().f,
                 Interface::CoSimulation => self.coupling.f_next,
                 Interface::ModelExchange => self.f_mean,
             },

@@ -214,7 +214,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step. Model Exchange: f as of the last event or completed integrator step (no meaning of its own)"),
     variable!(FNext, "f_next", 29, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
-        "Co-simulation: mean force predicted over the coming step (as long as the last one) from the state at the end of this step; connect it for masters that step all units at once (Jacobi) and apply it over the next step. Model Exchange: equal to f_mean"),
+        "Co-simulation: mean force predicted over the coming step (as long as the last one) from the state at the end of this step; connect it for masters that step all units at once (Jacobi) and apply it over the next step. Before the first step: f. Model Exchange: equal to f_mean"),
     variable!(MEffEstimate, "m_eff_estimate", 32, Real, Output, Discrete, None, Some("kg"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: effective mass of the relative motion estimated from the master's answer to the last completed contact (impulse given against velocity change); 0 until a contact has completed"),
     // A state as an output lists no dependencies, as the Reference FMUs' BouncingBall does: what it

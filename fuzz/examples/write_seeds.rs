@@ -195,6 +195,44 @@ fn main() {
             ),
         ),
         (
+            // The contact's own dynamics with a given mass, a correction under way.
+            "dynamic_in_contact",
+            serialized_after(
+                CO_SIMULATION,
+                &[(Var::C, 1e4), (Var::D, 20.0), (Var::MEff, 1.0)],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
+            // A whole contact inside one step with the mass unknown: the episode behind the mass
+            // estimate, then the estimate and the replay of the first contact.
+            "dynamic_estimated",
+            serialized_after(
+                CO_SIMULATION,
+                &[(Var::C, 1e6), (Var::D, 200.0)],
+                false,
+                |i| {
+                    let h = 0.02;
+                    let (mut x, mut v) = (0.05, -1.0);
+                    for k in 0..6 {
+                        let t = f64::from(k) * h;
+                        ok(
+                            i.set_reals(&[(Var::FlangeBS, x), (Var::FlangeBV, v)]),
+                            "inputs",
+                        );
+                        ok(
+                            i.call("fmi2DoStep", |c| unsafe { fmi2DoStep(c, t, h, 0) }),
+                            "step",
+                        );
+                        let f_mean = i.get_real(Var::FMean).expect("f_mean");
+                        x += h * (v - 0.5 * f_mean * h);
+                        v -= f_mean * h;
+                    }
+                },
+            ),
+        ),
+        (
             "model_exchange_event_mode",
             serialized_after(MODEL_EXCHANGE, &[], true, |_| {}),
         ),
