@@ -18,7 +18,7 @@
 //! Pure Rust: no FFI, no allocation.
 
 use crate::laws::ContactLaw;
-use crate::step::dynamic::{integrate_dynamics, Dynamics};
+use crate::step::dynamic::{entry_time, integrate_dynamics, outside, Dynamics};
 use crate::step::{DynamicStep, Motion};
 
 /// A contact over at most this many steps is one the steps cannot resolve (the issue's
@@ -77,6 +77,8 @@ pub struct Coupling {
     pub master_holds_next: Option<bool>,
     /// The force the last step's bookkeeping assumed the master holds over it.
     pub assumed_held: f64,
+    /// The mass answered by a single step whose force both readings agree on; 0 if none yet.
+    pub step_estimate: f64,
     /// Mean external relative accelerations of the last two steps where they could be told
     /// apart from the contact's force, newest first, with the middle instants of those steps.
     pub a_ext_means: [f64; 2],
@@ -151,6 +153,21 @@ impl Coupling {
                 _ => {}
             }
         }
+        // A step whose force is the same under both readings and not zero answers with the mass
+        // on its own; kept to settle which force the master held when a contact window cannot.
+        if mass.is_none()
+            && self.master_holds_next.is_none()
+            && self.last_force == self.last_next
+            && self.last_force != 0.0
+            && self.a_ext_count > 0
+        {
+            let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+            let answered = dv - expected * h1;
+            let estimate = -self.last_force * h1 / answered;
+            if estimate.is_finite() && estimate > 0.0 {
+                self.step_estimate = estimate;
+            }
+        }
         // The force the master held, where it is known which one it was.
         let applied = match self.master_holds_next {
             Some(true) => Some(self.last_next),
@@ -196,14 +213,24 @@ impl Coupling {
         }
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
+            let duration = now.time - self.episode.start.time;
+            let answered = now.v - self.episode.start.v - self.episode.a_ext * duration;
+            if self.master_holds_next.is_none()
+                && self.step_estimate > 0.0
+                && self.episode.impulse_if_next != self.episode.impulse_if_mean
+            {
+                // The reading whose window estimate agrees with the single step's.
+                let misfit = |impulse: f64| (-impulse / answered / self.step_estimate - 1.0).abs();
+                self.master_holds_next = Some(
+                    misfit(self.episode.impulse_if_next) < misfit(self.episode.impulse_if_mean),
+                );
+            }
             let impulse = match self.master_holds_next {
                 Some(true) => Some(self.episode.impulse_if_next),
                 Some(false) => Some(self.episode.impulse_if_mean),
                 None => (self.episode.impulse_if_next == self.episode.impulse_if_mean)
                     .then_some(self.episode.impulse_if_mean),
             };
-            let duration = now.time - self.episode.start.time;
-            let answered = now.v - self.episode.start.v - self.episode.a_ext * duration;
             // Only a clear answer counts: the velocity change must stand out of the rounding.
             let clear = answered.abs() > 1e-6 * (now.v.abs() + self.episode.start.v.abs());
             let estimate = impulse.map(|impulse| -impulse / answered);
@@ -282,7 +309,18 @@ impl Coupling {
         } else {
             0.0
         };
-        let (shift, correction) = correction.next(owed, shape, h, in_contact);
+        // A contact due within the next two steps would meet a three-step correction half done
+        // (the bodies' positions then carry the offset into it): plan the two-step one instead.
+        let end = step.end;
+        let free = Motion {
+            s: end.s - law.s_rel0(),
+            v: end.v,
+            a: a_ext,
+        };
+        // Still in contact at the end, the next step plans anew anyway.
+        let contact_soon = outside(law.s_rel0(), free.s) >= 0.0
+            && entry_time(free, law.s_rel0(), 2.0 * h).is_some();
+        let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
         let force = impulse / h - mass * shift / (h * h);
         let acceleration = a_ext - force / mass;
         let master_end_s = master.s + h * (master.v + 0.5 * acceleration * h);
@@ -304,7 +342,9 @@ impl Coupling {
 /// of those plans, `w1 = 1.5p + 1.75q`, `w2 = p + 2.5q - 2*w1`, `w3 = q - w1 - w2` keeps the
 /// offsets at the two communication points in between smallest (a quarter of a position offset,
 /// against half for the two-step dead-beat law). The plan is followed as long as nothing new
-/// happens; a new contact or an offset other than planned starts a new one.
+/// happens; a new contact or an offset other than planned starts a new one. Where the model
+/// meets the stop again within two steps, the two-step dead-beat law (`w1 = p + 1.5q`) finishes
+/// the correction before that contact instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Correction {
     /// The shifts `w` still to apply, in order, and how many.
@@ -316,7 +356,14 @@ pub struct Correction {
 
 impl Correction {
     /// The shift `w` (m) for this step and the plan after it.
-    fn next(self, owed: (f64, f64), shape: f64, h: f64, disturbed: bool) -> (f64, Correction) {
+    fn next(
+        self,
+        owed: (f64, f64),
+        shape: f64,
+        h: f64,
+        disturbed: bool,
+        contact_soon: bool,
+    ) -> (f64, Correction) {
         let tolerance = 1e-12 * (owed.0.abs() + self.expected.0.abs() + h * owed.1.abs()) + 1e-300;
         let on_plan = !disturbed
             && self.count > 0
@@ -334,6 +381,20 @@ impl Correction {
         let q = owed.1 * h;
         if p == 0.0 && q == 0.0 {
             return (0.0, Correction::default());
+        }
+        if contact_soon {
+            // The dead-beat law: zero offset and velocity after two steps.
+            let w1 = p + 1.5 * q;
+            let (p1, q1) = (p + q - 0.5 * w1, q - w1);
+            let w2 = p1 + 1.5 * q1;
+            return (
+                w1,
+                Correction {
+                    remaining: [w2, 0.0],
+                    count: 1,
+                    expected: (0.0, 0.0),
+                },
+            );
         }
         let w1 = 1.5 * p + 1.75 * q;
         let w2 = p + 2.5 * q - 2.0 * w1;

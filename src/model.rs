@@ -566,9 +566,15 @@ impl ElastoGap {
             plan.step.end.v - master_next.v,
         );
         (coupling.owed_s, coupling.owed_v) = owed;
-        coupling.correction = Correction {
-            expected: owed,
-            ..plan.correction
+        coupling.correction = if held == plan.force {
+            Correction {
+                expected: owed,
+                ..plan.correction
+            }
+        } else {
+            // The master held another force than this plan's first shift: plan anew from where
+            // it is, the same way for the f_next below and the next step's f_mean.
+            Correction::default()
         };
         // The same plan one step ahead, from where the master will be then.
         let next_dynamics = Dynamics {

@@ -165,7 +165,7 @@ pub(crate) fn outside(s_rel0: f64, x: f64) -> f64 {
 
 /// In free flight (`x >= 0`): the time after which the motion is inside (`x < 0` as the law
 /// sees it), if within `limit`.
-fn entry_time(free: Motion, s_rel0: f64, limit: f64) -> Option<f64> {
+pub(crate) fn entry_time(free: Motion, s_rel0: f64, limit: f64) -> Option<f64> {
     let heading_in = free.v < 0.0 || (free.v == 0.0 && free.a < 0.0);
     let root = if free.s <= 0.0 && heading_in {
         0.0
