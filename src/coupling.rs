@@ -240,7 +240,11 @@ impl Coupling {
                 // Adopted only from a contact that the steps could not resolve: over more steps
                 // the extrapolated impulse is already accurate, and the estimate, which assumes
                 // a steady external acceleration through the contact, is the weaker of the two.
-                if self.episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT {
+                // A master that holds f_next gets the extrapolated impulse a step late whatever the
+                // step, so for it the estimate is adopted from any contact.
+                if self.episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT
+                    || self.master_holds_next == Some(true)
+                {
                     if self.mass_estimate == 0.0 {
                         self.first_contact_uncorrected = true;
                     }
