@@ -79,6 +79,8 @@ pub struct Coupling {
     pub assumed_held: f64,
     /// The mass answered by a single step whose force both readings agree on; 0 if none yet.
     pub step_estimate: f64,
+    /// An estimate waiting to be adopted.
+    pub candidate: Candidate,
     /// Mean external relative accelerations of the last two steps where they could be told
     /// apart from the contact's force, newest first, with the middle instants of those steps.
     pub a_ext_means: [f64; 2],
@@ -104,6 +106,17 @@ pub enum Extrapolation {
     None,
     Constant,
     Linear,
+}
+
+/// A mass estimate waiting for a free step that shows the external acceleration steady.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Candidate {
+    /// 0: none.
+    pub estimate: f64,
+    pub a_ext_before: f64,
+    /// The contact window's length (s) and the velocity change it answered with (m/s).
+    pub duration: f64,
+    pub answered: f64,
 }
 
 /// What `observe` learned at a step start.
@@ -185,9 +198,11 @@ impl Coupling {
             Some(force) => mass.map(|m| force / m),
             None => None,
         };
+        let mut learned_mean = false;
         if let Some(force_acceleration) = from_force {
             let mean = dv / h1 + force_acceleration;
             if mean.is_finite() {
+                learned_mean = true;
                 self.a_ext_means = [mean, self.a_ext_means[0]];
                 self.a_ext_times = [self.last.time + 0.5 * h1, self.a_ext_times[0]];
                 self.a_ext_count = (self.a_ext_count + 1).min(2);
@@ -237,20 +252,40 @@ impl Coupling {
             if let Some(estimate) = estimate.filter(|e| clear && e.is_finite() && *e > 0.0) {
                 learned.new_estimate = Some(estimate);
                 self.last_estimate = estimate;
-                // Adopted only from a contact that the steps could not resolve: over more steps
-                // the extrapolated impulse is already accurate, and the estimate, which assumes
-                // a steady external acceleration through the contact, is the weaker of the two.
                 // A master that holds f_next gets the extrapolated impulse a step late whatever the
-                // step, so for it the estimate is adopted from any contact.
-                if self.episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT
-                    || self.master_holds_next == Some(true)
-                {
-                    if self.mass_estimate == 0.0 {
-                        self.first_contact_uncorrected = true;
-                    }
-                    self.mass_estimate = estimate;
+                // step, so for it the estimate is adopted from any contact; for one that holds
+                // f_mean only from a contact that the steps could not resolve (over more steps the
+                // extrapolated impulse is already accurate).
+                let unresolved = self.episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT
+                    || self.master_holds_next == Some(true);
+                if unresolved {
+                    self.candidate = Candidate {
+                        estimate,
+                        a_ext_before: self.episode.a_ext,
+                        duration,
+                        answered,
+                    };
                 }
             }
+        }
+        // The estimate takes the external acceleration as steady through the contact: it is
+        // adopted once a free step after the contact agrees with the one before, to 1 % of the
+        // contact's answer (another contact on the same body, a spring that moves with it or a
+        // driven part would make it wrong, and the dynamic step worse than the extrapolated one).
+        if self.candidate.estimate > 0.0 && learned_mean {
+            let Candidate {
+                estimate,
+                a_ext_before,
+                duration,
+                answered,
+            } = self.candidate;
+            if (self.a_ext_means[0] - a_ext_before).abs() * duration <= 0.01 * answered.abs() {
+                if self.mass_estimate == 0.0 {
+                    self.first_contact_uncorrected = true;
+                }
+                self.mass_estimate = estimate;
+            }
+            self.candidate = Candidate::default();
         }
         self.last = now;
         learned

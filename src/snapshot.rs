@@ -11,7 +11,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 74;
+const FIELD_COUNT: usize = 78;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -159,6 +159,15 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut correction.expected.0);
     visitor(&mut correction.expected.1);
     visitor(&mut c.step_estimate);
+    let candidate = &mut c.candidate;
+    for value in [
+        &mut candidate.estimate,
+        &mut candidate.a_ext_before,
+        &mut candidate.duration,
+        &mut candidate.answered,
+    ] {
+        visitor(value);
+    }
 }
 
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
