@@ -814,7 +814,8 @@ Gauss&ndash;Seidel master holding <code>f_mean</code> and a Jacobi master holdin
 (the same at c = 1e6 and 1e8 N/m). Before the first step <code>f_next</code> is <code>f</code>.</p>
 <p>With <code>m_eff</code> = 0 (the default) the FMU follows the extrapolated motion until a contact
 completes, then estimates the mass from the master's answer (output <code>m_eff_estimate</code>),
-adopts it if that contact lasted at most three steps, replays the first contact with it, corrects the
+adopts it once a free step after the contact shows the external acceleration unchanged (and, for a
+master holding <code>f_mean</code>, if that contact lasted at most three steps), replays the first contact with it, corrects the
 master's motion and integrates the contact's own dynamics from then on. In the measurement above the
 Gauss&ndash;Seidel master's rebound was then exact to rounding from 0.5 T<sub>c</sub> on (at 0.1
 T<sub>c</sub> the extrapolated motion is already accurate: -0.1 %), but <code>E_loss</code> keeps the first
