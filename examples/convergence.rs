@@ -13,7 +13,8 @@ mod support;
 use std::sync::Arc;
 
 use support::cosim::{self, Coupling, DemoOptions};
-use support::impact::{self, ImpactCoupling, Master};
+use support::impact::{self, ImpactCoupling};
+use support::masters::Master;
 use support::{msl_reference, Fmu};
 
 fn main() -> Result<(), String> {

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::masters::Master;
 use super::{Fmu, Instance, Status, VarType};
 
 pub const MASS: f64 = 1.0;
@@ -154,27 +155,6 @@ pub fn cosimulate(fmu: &Arc<Fmu>, h: f64, coupling: ImpactCoupling) -> Result<Im
         restitution: v / SPEED,
         dissipated: dissipated[0],
     })
-}
-
-/// Which force a master holds over a step when the FMU integrates the contact's own dynamics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Master {
-    /// Steps the gap first, then holds the `f_mean` of that step over the same step.
-    GaussSeidel,
-    /// Steps all units at once (OMSimulator's default): holds over `[t_k, t_k + h]` the `f_next`
-    /// read at `t_k`, before the step.
-    Jacobi,
-}
-
-impl Master {
-    pub const ALL: [Master; 2] = [Master::GaussSeidel, Master::Jacobi];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Master::GaussSeidel => "Gauss-Seidel, f_mean",
-            Master::Jacobi => "Jacobi, f_next",
-        }
-    }
 }
 
 /// What a run of [`cosimulate_with_mass`] gives besides the impact.
