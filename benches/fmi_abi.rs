@@ -8,6 +8,11 @@
 //! - `c_baseline/*`: the same step written as a plain C FMU would (`benches/c/baseline_step.c`,
 //!   compiled here with `cc -O2 -shared -fPIC` and loaded the same way), doing the same work.
 //!
+//! - `dynamic/*`: the dynamic mode (`m_eff` = 1 kg set through `fmi2SetReal`), whole
+//!   `fmi2DoStep`s through the C ABI holding a whole contact (n = 1 and 1.5, H = 1.05 to 100
+//!   contact durations) or a step inside one; each timed call restores an FMU state first, and
+//!   `dynamic/restore_*` times the restore alone to be subtracted.
+//!
 //! Which library is timed: the packaged FMU named by `$ELASTOGAP_FMU` (unpacked as an importer
 //! does), else the cdylib that `cargo bench` has just built next to this benchmark, so the numbers
 //! never belong to a stale package. `examples/bench_ratios.rs` turns the estimates into the ratios
@@ -31,8 +36,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use elastogap::coupling::{Correction, Coupling};
 use elastogap::laws::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
-use elastogap::step::{integrate_step, Motion, SubstepLimits};
+use elastogap::step::dynamic::Dynamics;
+use elastogap::step::{integrate_dynamics, integrate_step, DynamicStep, Motion, SubstepLimits};
 use elastogap::variables::{by_var, Var};
 use fmi_sys::fmi2::{self, Fmi2Binding};
 use support::Fmu;
@@ -73,6 +80,9 @@ const STEP_SIZES: [(f64, &str); 4] = [
 /// damper stays linear and whose v_rel keeps its sign (`IN_CONTACT`) in one Gauss piece, whatever
 /// `maxSubstepSize`.
 const PIECES_IN_CONTACT: u32 = 1;
+/// The law evaluations a kinematic `fmi2DoStep` in contact cannot do without (n = 1, one smooth
+/// stretch): 3 Gauss points for `f_mean` over the step and 3 for `f_next` over the next one.
+const KINEMATIC_GAUSS_POINTS_IN_CONTACT: f64 = 6.0;
 
 /// Flange inputs (s_a, v_a, s_b, v_b): 1 mm into the gap and closing at 0.1 m/s, so the damper
 /// stays linear (|d*v_rel| = 2 N < |f_c| = 10 N) over the whole step; or 10 mm apart and opening.
@@ -232,6 +242,19 @@ impl<'a> Component<'a> {
     /// Instantiated, parameterised for `substeps` substeps per step in contact, initialised, with
     /// `inputs` set.
     fn ready(library: &'a Library, name: &str, substeps: u32, inputs: [f64; 4]) -> Component<'a> {
+        Component::with(library, name, &LAW, max_substep_size(substeps), 0.0, inputs)
+    }
+
+    /// Instantiated with the law `law`, `maxSubstepSize`, `m_eff` (0: kinematic mode), initialised,
+    /// with `inputs` set.
+    fn with(
+        library: &'a Library,
+        name: &str,
+        law: &GapLaw,
+        max_substep: f64,
+        m_eff: f64,
+        inputs: [f64; 4],
+    ) -> Component<'a> {
         let callbacks = callbacks();
         let name = CString::new(name).unwrap();
         let instantiate = entry!(library, fmi2Instantiate);
@@ -254,13 +277,14 @@ impl<'a> Component<'a> {
             _callbacks: callbacks,
         };
         let parameters = [
-            (Var::C, LAW.c),
-            (Var::D, LAW.d),
-            (Var::SRel0, LAW.s_rel0),
-            (Var::N, LAW.n),
-            (Var::SRef, LAW.s_ref),
-            (Var::FRef, LAW.f_ref),
-            (Var::MaxSubstepSize, max_substep_size(substeps)),
+            (Var::C, law.c),
+            (Var::D, law.d),
+            (Var::SRel0, law.s_rel0),
+            (Var::N, law.n),
+            (Var::SRef, law.s_ref),
+            (Var::FRef, law.f_ref),
+            (Var::MaxSubstepSize, max_substep),
+            (Var::MEff, m_eff),
         ];
         let references: Vec<_> = parameters.iter().map(|(var, _)| vr(*var)).collect();
         let values: Vec<_> = parameters.iter().map(|(_, value)| *value).collect();
@@ -1143,7 +1167,9 @@ fn quartiles(mut values: Vec<f64>) -> [f64; 3] {
 /// two of them (another process, the CPU clock) enters their ratio. Here the two sides of each
 /// target are timed in alternation, many times over, and the ratio is taken within each round:
 /// the median of those ratios is what `examples/bench_ratios.rs` reports as the targets.
-fn paired_ratios(library: &Library) {
+fn paired_ratios(library: &Library, dynamic: &mut [DynamicCase]) {
+    let set_state = entry!(library, fmi2SetFMUstate);
+    let law_1_5 = GapLaw { n: 1.5, ..LAW };
     let do_step = entry!(library, fmi2DoStep);
     let instantiate = entry!(library, fmi2Instantiate);
     let setup = entry!(library, fmi2SetupExperiment);
@@ -1160,18 +1186,18 @@ fn paired_ratios(library: &Library) {
     let (mut t_fmu_10, mut t_c_10, mut t_fmu_100) = (0.0, 0.0, 0.0);
     let mut steps = step_comparisons(library, &baseline);
 
-    let mut per_substep_over_3_evaluations = Vec::with_capacity(PAIRED_ROUNDS);
+    let mut in_contact_over_gauss_points = Vec::with_capacity(PAIRED_ROUNDS);
     let mut step_10_over_c = Vec::with_capacity(PAIRED_ROUNDS);
-    let mut lifecycle_over_1000_substeps = Vec::with_capacity(PAIRED_ROUNDS);
+    let mut lifecycle_over_3000_evaluations = Vec::with_capacity(PAIRED_ROUNDS);
     for _ in 0..PAIRED_ROUNDS {
         let evaluation = time_calls(1_000, || {
             black_box(evaluate_all(&points));
         }) / EVALUATION_POINTS as f64;
         // SAFETY (all calls below): live instances, arrays of the announced lengths.
-        let substep = time_calls(600, || unsafe {
+        let in_contact = time_calls(600, || unsafe {
             assert_eq!(do_step(fmu_100.raw, t_fmu_100, STEP, 1), OK);
             t_fmu_100 += STEP;
-        }) / f64::from(PIECES_IN_CONTACT);
+        });
         let fmu_step = time_calls(4_000, || unsafe {
             assert_eq!(do_step(fmu_10.raw, t_fmu_10, STEP, 1), OK);
             t_fmu_10 += STEP;
@@ -1195,18 +1221,30 @@ fn paired_ratios(library: &Library) {
             assert_eq!(exit(raw), OK);
             free(raw);
         });
-        per_substep_over_3_evaluations.push(substep / (3.0 * evaluation));
+        in_contact_over_gauss_points
+            .push(in_contact / (KINEMATIC_GAUSS_POINTS_IN_CONTACT * evaluation));
         step_10_over_c.push(fmu_step / c_step);
-        lifecycle_over_1000_substeps.push(lifecycle / (1000.0 * substep));
+        lifecycle_over_3000_evaluations.push(lifecycle / (3000.0 * evaluation));
         for comparison in &mut steps {
             comparison.round(do_step, baseline.do_step);
+        }
+        let evaluation_1_5 = time_calls(200, || {
+            black_box(evaluate_all_with(&law_1_5, &points));
+        }) / EVALUATION_POINTS as f64;
+        for case in dynamic.iter_mut() {
+            let floor = if case.n == 1.0 {
+                evaluation
+            } else {
+                evaluation_1_5
+            };
+            case.round(set_state, do_step, floor);
         }
     }
     let mut report = serde_json::json!({
         "rounds": PAIRED_ROUNDS,
-        "per_substep_over_3_evaluations": quartiles(per_substep_over_3_evaluations),
+        "do_step_in_contact_over_6_evaluations": quartiles(in_contact_over_gauss_points),
         "do_step_10_over_c_baseline_10": quartiles(step_10_over_c),
-        "lifecycle_over_1000_substeps": quartiles(lifecycle_over_1000_substeps),
+        "lifecycle_over_3000_evaluations": quartiles(lifecycle_over_3000_evaluations),
     });
     let mut comparisons = serde_json::Map::new();
     for comparison in steps {
@@ -1222,6 +1260,11 @@ fn paired_ratios(library: &Library) {
         );
     }
     report["do_step_over_c_baseline"] = serde_json::Value::Object(comparisons);
+    let mut cases = serde_json::Map::new();
+    for case in dynamic.iter_mut() {
+        cases.insert(case.id.clone(), case.report());
+    }
+    report["dynamic"] = serde_json::Value::Object(cases);
     let path = criterion_dir().join("paired_ratios.json");
     std::fs::create_dir_all(path.parent().unwrap()).expect("criterion's folder");
     std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).expect("write ratios");
@@ -1328,6 +1371,342 @@ fn step_comparisons<'a>(library: &'a Library, baseline: &'a CBaseline) -> Vec<St
         .collect()
 }
 
+// ---------------------------------------------------------------------------------------------
+// The dynamic mode (m_eff > 0): whole contacts inside one step, and a step inside a contact
+// ---------------------------------------------------------------------------------------------
+
+/// The impact of the dynamic-mode targets: a 1 kg body (`m_eff` = 1 kg) at 1 m/s onto a fixed
+/// housing; for n = 1 a contact of about pi*sqrt(m/c) = 3.14 ms.
+const DYNAMIC_LAW: GapLaw = GapLaw {
+    c: 1e6,
+    d: 200.0,
+    s_rel0: 0.0,
+    n: 1.0,
+    s_ref: 1.0,
+    f_ref: 0.0,
+};
+const DYNAMIC_MASS: f64 = 1.0;
+/// The body touches down this fraction of a contact duration `T` after the step starts.
+const TOUCH_DOWN: f64 = 0.01;
+/// Steps holding a whole contact, in contact durations `T` (measured for each law); the first is
+/// a little over `T` so that touch-down at `0.01 T` and lift-off both fall inside it.
+const WHOLE_CONTACT_STEPS: [(f64, &str); 3] = [(1.05, "1T"), (10.0, "10T"), (100.0, "100T")];
+/// The step inside a contact, in contact durations; it is the eleventh of a run of such steps from
+/// `TOUCH_DOWN` before the contact, so it holds the contact's middle.
+const IN_CONTACT_STEP: f64 = 0.05;
+const IN_CONTACT_STEP_INDEX: u32 = 10;
+/// The limits, in bare evaluations of the same law measured in the same run.
+const WHOLE_CONTACT_LIMIT_N1: f64 = 300.0;
+const IN_CONTACT_LIMIT_N1: f64 = 50.0;
+const WHOLE_CONTACT_LIMIT_N1_5: f64 = 1000.0;
+
+fn dynamics(tolerance: f64) -> Dynamics {
+    Dynamics {
+        mass: DYNAMIC_MASS,
+        a_ext: 0.0,
+        tolerance,
+    }
+}
+
+/// The duration of the contact of the 1 m/s impact with `law`, integrated tightly.
+fn measured_contact_duration(law: &GapLaw) -> f64 {
+    let step = integrate_dynamics(
+        law,
+        Motion {
+            s: 1e-9,
+            v: -1.0,
+            a: 0.0,
+        },
+        dynamics(1e-12),
+        1.0,
+    );
+    let [entering, leaving] = step.integral.transitions() else {
+        panic!("one contact expected: {step:?}");
+    };
+    assert!(entering.entering && !leaving.entering);
+    leaving.tau - entering.tau
+}
+
+/// One timed dynamic-mode scenario: an instance and the FMU state to restore before every step,
+/// so each timed `fmi2DoStep` does the same work.
+struct DynamicCase<'a> {
+    id: String,
+    n: f64,
+    h: f64,
+    h_over_t: f64,
+    limit: f64,
+    /// Law (or closed-form) evaluations of the step's two plans (f_mean, f_next), counted by
+    /// integrating the same motions in Rust.
+    evaluations: u32,
+    impulse_error: f64,
+    component: Component<'a>,
+    state: fmi2::fmi2FMUstate,
+    time: f64,
+    calls: u32,
+    ratios: Vec<f64>,
+    restore_ns: Vec<f64>,
+    step_ns: Vec<f64>,
+}
+
+/// The evaluations of the two plans of a dynamic step from the relative motion `start` (the
+/// f_mean plan, then the f_next plan from where it ends), counted on a copy of the law.
+fn dynamic_evaluations(law: &GapLaw, start: Motion, h: f64) -> (u32, DynamicStep) {
+    let counting = Counting {
+        law: *law,
+        evaluations: Cell::new(0),
+    };
+    let plan = Coupling::plan(
+        (0.0, 0.0),
+        Correction::default(),
+        &counting,
+        start,
+        dynamics(TOLERANCE),
+        h,
+    );
+    let next = integrate_dynamics(&counting, plan.step.end, dynamics(TOLERANCE), h);
+    (plan.step.evaluations + next.evaluations, plan.step)
+}
+
+fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
+    let (do_step, get_state) = (
+        entry!(library, fmi2DoStep),
+        entry!(library, fmi2GetFMUstate),
+    );
+    let default_max_substep = by_var(Var::MaxSubstepSize).start.unwrap();
+    let mut cases = Vec::new();
+    for (law, limit) in [
+        (DYNAMIC_LAW, WHOLE_CONTACT_LIMIT_N1),
+        (
+            GapLaw {
+                n: 1.5,
+                ..DYNAMIC_LAW
+            },
+            WHOLE_CONTACT_LIMIT_N1_5,
+        ),
+    ] {
+        let t_c = measured_contact_duration(&law);
+        let x0 = TOUCH_DOWN * t_c;
+        let inputs = [0.0, 0.0, x0, -1.0];
+        let master = relative_motion(inputs, None);
+        for (ratio, label) in WHOLE_CONTACT_STEPS {
+            let id = format!("n{}_whole_contact_{label}", law.n);
+            let h = ratio * t_c;
+            let component = Component::with(
+                library,
+                &id,
+                &law,
+                default_max_substep,
+                DYNAMIC_MASS,
+                inputs,
+            );
+            let raw = component.raw;
+            let mut state: fmi2::fmi2FMUstate = ptr::null_mut();
+            // SAFETY: a live instance.
+            unsafe {
+                assert_eq!(get_state(raw, &mut state), OK, "{id}");
+                assert_eq!(do_step(raw, 0.0, h, 1), OK, "{id}");
+            }
+            assert!(!component.contact(), "{id}: the contact ended in the step");
+            // The FMU's force is the Rust plan's: the same step is timed as counted here.
+            let (evaluations, step) = dynamic_evaluations(&law, master, h);
+            assert_eq!(step.integral.transition_count, 2, "{id}: {step:?}");
+            let plan = Coupling::plan(
+                (0.0, 0.0),
+                Correction::default(),
+                &law,
+                master,
+                dynamics(TOLERANCE),
+                h,
+            );
+            let f_mean = component.real(Var::FMean);
+            assert!(
+                (f_mean - plan.force).abs() <= 1e-9 * plan.force.abs(),
+                "{id}: FMU f_mean {f_mean} vs plan {}",
+                plan.force
+            );
+            let reference = integrate_dynamics(&law, master, dynamics(1e-12), h);
+            let impulse_error = (step.integral.impulse - reference.integral.impulse).abs()
+                / reference.integral.impulse.abs();
+            // Reported against the 1e-6 (bench_ratios); only a gross error stops the run.
+            assert!(
+                impulse_error <= 1e-4,
+                "{id}: impulse error {impulse_error:e}"
+            );
+            cases.push(DynamicCase {
+                id,
+                n: law.n,
+                h,
+                h_over_t: ratio,
+                limit,
+                evaluations,
+                impulse_error,
+                component,
+                state,
+                time: 0.0,
+                calls: 0,
+                ratios: Vec::with_capacity(PAIRED_ROUNDS),
+                restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
+                step_ns: Vec::with_capacity(PAIRED_ROUNDS),
+            });
+        }
+        if law.n != 1.0 {
+            continue;
+        }
+        // A step inside the contact, no switch in it: reached by a Gauss-Seidel master moving the
+        // body under the held f_mean.
+        let id = format!("n{}_in_contact_0.05T", law.n);
+        let h = IN_CONTACT_STEP * t_c;
+        let component = Component::with(
+            library,
+            &id,
+            &law,
+            default_max_substep,
+            DYNAMIC_MASS,
+            inputs,
+        );
+        let raw = component.raw;
+        let (mut x, mut v) = (x0, -1.0);
+        let mut time = 0.0;
+        for _ in 0..IN_CONTACT_STEP_INDEX {
+            component.set_inputs([0.0, 0.0, x, v]);
+            // SAFETY: a live instance.
+            assert_eq!(unsafe { do_step(raw, time, h, 1) }, OK, "{id}");
+            time += h;
+            let held = component.real(Var::FMean);
+            x += h * (v - 0.5 * h * held / DYNAMIC_MASS);
+            v -= h * held / DYNAMIC_MASS;
+        }
+        component.set_inputs([0.0, 0.0, x, v]);
+        let start = Motion { s: x, v, a: 0.0 };
+        let mut state: fmi2::fmi2FMUstate = ptr::null_mut();
+        // SAFETY: a live instance.
+        unsafe {
+            assert_eq!(get_state(raw, &mut state), OK, "{id}");
+            assert_eq!(do_step(raw, time, h, 1), OK, "{id}");
+        }
+        // In contact at both ends, on the linear damper branch (no bound switch) at both ends.
+        let linear = |s: f64, v: f64| {
+            let forces = law.evaluate(s, v);
+            forces.contact && forces.f_d == law.d * v
+        };
+        let (s_end, v_end) = (component.real(Var::SRel), component.real(Var::VRel));
+        assert!(
+            component.contact() && linear(x, v) && linear(s_end, v_end),
+            "{id}"
+        );
+        let (evaluations, step) = dynamic_evaluations(&law, start, h);
+        assert_eq!(step.integral.transition_count, 0, "{id}");
+        let reference = integrate_dynamics(&law, start, dynamics(1e-12), h);
+        let impulse_error = (step.integral.impulse - reference.integral.impulse).abs()
+            / reference.integral.impulse.abs();
+        cases.push(DynamicCase {
+            id,
+            n: law.n,
+            h,
+            h_over_t: IN_CONTACT_STEP,
+            limit: IN_CONTACT_LIMIT_N1,
+            evaluations,
+            impulse_error,
+            component,
+            state,
+            time,
+            calls: 0,
+            ratios: Vec::with_capacity(PAIRED_ROUNDS),
+            restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
+            step_ns: Vec::with_capacity(PAIRED_ROUNDS),
+        });
+    }
+    // Calls per round: about half a millisecond each side.
+    let set_state = entry!(library, fmi2SetFMUstate);
+    for case in &mut cases {
+        let (raw, state, time, h) = (case.component.raw, case.state, case.time, case.h);
+        let per_call = time_calls(50, || unsafe {
+            // SAFETY: a live instance and one of its states.
+            assert_eq!(set_state(raw, state), OK);
+            assert_eq!(do_step(raw, time, h, 1), OK);
+        });
+        case.calls = (5e5 / per_call).clamp(20.0, 2000.0) as u32;
+    }
+    cases
+}
+
+impl DynamicCase<'_> {
+    /// Restores the state and steps: the timed body.
+    fn restore_and_step(&self, set_state: SetState, do_step: Fmi2DoStep) {
+        // SAFETY: a live instance and one of its states.
+        unsafe {
+            assert_eq!(set_state(self.component.raw, self.state), OK);
+            assert_eq!(do_step(self.component.raw, self.time, self.h, 1), OK);
+        }
+    }
+
+    fn restore(&self, set_state: SetState) {
+        // SAFETY: a live instance and one of its states.
+        unsafe { assert_eq!(set_state(self.component.raw, self.state), OK) };
+    }
+
+    /// One paired round: restore + step, restore alone, and the bare evaluation of the same law.
+    fn round(&mut self, set_state: SetState, do_step: Fmi2DoStep, evaluation: f64) {
+        let step = time_calls(self.calls, || self.restore_and_step(set_state, do_step));
+        let restore = time_calls(self.calls, || self.restore(set_state));
+        let ns = step - restore;
+        self.step_ns.push(ns);
+        self.restore_ns.push(restore);
+        self.ratios.push(ns / evaluation);
+    }
+
+    fn report(&mut self) -> serde_json::Value {
+        serde_json::json!({
+            "n": self.n,
+            "h": self.h,
+            "h_over_contact_duration": self.h_over_t,
+            "limit": self.limit,
+            "evaluations": self.evaluations,
+            "impulse_error": self.impulse_error,
+            "step_ns": quartiles(std::mem::take(&mut self.step_ns)),
+            "restore_ns": quartiles(std::mem::take(&mut self.restore_ns)),
+            "step_over_evaluation": quartiles(std::mem::take(&mut self.ratios)),
+        })
+    }
+}
+
+type SetState = unsafe extern "C" fn(fmi2::fmi2Component, fmi2::fmi2FMUstate) -> fmi2::fmi2Status;
+
+/// Criterion rows of the dynamic cases: `dynamic/<id>` restores the state and steps;
+/// `dynamic/restore_<id>` restores alone, to be subtracted.
+fn bench_dynamic(c: &mut Criterion, cases: &[DynamicCase]) {
+    let library = cases[0].component.library;
+    let (set_state, do_step) = (
+        entry!(library, fmi2SetFMUstate),
+        entry!(library, fmi2DoStep),
+    );
+    let mut group = c.benchmark_group("dynamic");
+    let mut counts = serde_json::Map::new();
+    for case in cases {
+        group.bench_function(&case.id, |b| {
+            b.iter(|| case.restore_and_step(set_state, do_step))
+        });
+        group.bench_function(format!("restore_{}", case.id), |b| {
+            b.iter(|| case.restore(set_state))
+        });
+        counts.insert(
+            case.id.clone(),
+            serde_json::json!({
+                "n": case.n,
+                "h": case.h,
+                "h_over_contact_duration": case.h_over_t,
+                "limit": case.limit,
+                "evaluations": case.evaluations,
+                "impulse_error": case.impulse_error,
+            }),
+        );
+    }
+    group.finish();
+    let path = criterion_dir().join("dynamic_counts.json");
+    std::fs::create_dir_all(path.parent().unwrap()).expect("criterion's folder");
+    std::fs::write(&path, serde_json::to_string_pretty(&counts).unwrap()).expect("write counts");
+}
+
 /// Where criterion keeps its estimates: `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
 fn criterion_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -1347,7 +1726,9 @@ fn benches(c: &mut Criterion) {
     bench_io(c, &library);
     bench_lifecycle(c, &library);
     bench_fmu_state(c, &library);
-    paired_ratios(&library);
+    let mut dynamic = dynamic_cases(&library);
+    bench_dynamic(c, &dynamic);
+    paired_ratios(&library, &mut dynamic);
 }
 
 fn config() -> Criterion {
