@@ -463,9 +463,8 @@ impl ElastoGap {
         self.coupling.last_h = h;
         self.coupling.last_force = self.f_mean;
         self.coupling.last_next = next_before;
-        if report.dynamic {
-            // Set by the dynamic step.
-        } else {
+        // The dynamic step decides the force it assumes held itself, with its correction plan.
+        if !report.dynamic {
             self.coupling.assumed_held = if self.coupling.master_holds_next == Some(true) {
                 next_before
             } else {
