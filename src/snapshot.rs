@@ -13,6 +13,10 @@ const FORMAT_VERSION: u32 = 3;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
 const FIELD_COUNT: usize = 78;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
+/// The bytes before the first slot: the magic and the format version.
+pub const HEADER_SIZE: usize = MAGIC.len() + 4;
+/// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
+pub const INTERFACE_SLOT: usize = 34;
 
 /// Visits every field of the state in the one order used for both writing and reading.
 fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
@@ -231,7 +235,7 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(16, 0.0, 1.0); // supplied b present
     check_integer_slot(18, 0.0, 2.0); // history length
     check_integer_slot(26, 0.0, 1.0); // end-of-step present
-    check_integer_slot(34, 0.0, 1.0); // Model Exchange
+    check_integer_slot(INTERFACE_SLOT, 0.0, 1.0);
     check_integer_slot(35, 0.0, 1.0); // contact at the last event
     check_integer_slot(50, 0.0, 2.0); // external accelerations known
     check_integer_slot(51, 0.0, 1.0); // contact episode open

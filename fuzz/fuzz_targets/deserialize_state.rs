@@ -8,7 +8,7 @@
 #![no_main]
 
 use elastogap::fmi2::*;
-use elastogap::snapshot::SERIALIZED_SIZE;
+use elastogap::snapshot::{self, HEADER_SIZE, SERIALIZED_SIZE};
 use elastogap::variables::{Var, EVENT_INDICATORS, STATES};
 use elastogap_fuzz::{
     check_returned_array, check_step, Instance, CO_SIMULATION, MODEL_EXCHANGE, OK,
@@ -37,8 +37,8 @@ fn deserialize(instance: &Instance, bytes: &[u8], state: &mut fmi2FMUstate) -> b
     status == OK
 }
 
-/// Where format 2 keeps the interface: the second-to-last slot, 1 for Model Exchange.
-const INTERFACE_SLOT: usize = SERIALIZED_SIZE - 16;
+/// Where the serialized state keeps the interface, 1 for Model Exchange.
+const INTERFACE_SLOT: usize = HEADER_SIZE + 8 * snapshot::INTERFACE_SLOT;
 
 /// An instance after initialization and one step: in fmi2StepComplete (co-simulation) or in
 /// Continuous-Time Mode after an event and an integrator step (Model Exchange).
