@@ -132,7 +132,9 @@ pub fn integrate_dynamics<L: ContactLaw>(
         out.evaluations += stretch.evaluations;
         let elapsed = stretch.elapsed.min(remaining);
         out.integral.impulse += mass * (a_ext * elapsed - (stretch.end.v - v));
-        out.integral.dissipated += stretch.end.dissipated;
+        // The law dissipates, never feeds energy back: a negative balance is rounding (or, far
+        // outside any physical range, cancellation) and must not make E_loss fall.
+        out.integral.dissipated += stretch.end.dissipated.max(0.0);
         out.integral.substeps += 1;
         (x, v) = (stretch.end.x, stretch.end.v);
         t += elapsed;
