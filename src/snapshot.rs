@@ -243,7 +243,7 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
-    // Mass estimates are never negative, and an adopted one (57) was published (63) first.
+                                      // Mass estimates are never negative, and an adopted one (57) was published (63) first.
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
         malformed = true;
     }

@@ -69,12 +69,14 @@ impl Instance {
             && motion.v.is_finite()
             && motion.a.is_finite()
             && next.f_mean.is_finite()
+            && next.coupling.f_next.is_finite()
+            && next.coupling.last_estimate.is_finite()
             && next.e_loss.is_finite()
             && next.q_flow_mean.is_finite())
         {
             self.model = before;
             return Err(error(format!(
-                "the step from t = {} by h = {} gives a non-finite force, motion or energy; the inputs, parameters or step size are out of the law's numeric range",
+                "the step from t = {} by h = {} gives a non-finite force, motion, energy or predicted force; the inputs, parameters or step size are out of the law's numeric range",
                 Number(current_time),
                 Number(h)
             )));
