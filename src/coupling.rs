@@ -343,8 +343,11 @@ impl Coupling {
         // without contact in the step the two agree (up to rounding, which is not an offset).
         let in_contact = step.integral.substeps > 0;
         let shape = if in_contact {
-            let held = start.s + h * (start.v + 0.5 * (a_ext - impulse / (mass * h)) * h);
-            step.end.s - held
+            let held = Motion {
+                a: a_ext - impulse / (mass * h),
+                ..start
+            };
+            step.end.s - held.at(h).s
         } else {
             0.0
         };
@@ -361,13 +364,11 @@ impl Coupling {
             && entry_time(free, law.s_rel0(), 2.0 * h).is_some();
         let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
         let force = impulse / h - mass * shift / (h * h);
-        let acceleration = a_ext - force / mass;
-        let master_end_s = master.s + h * (master.v + 0.5 * acceleration * h);
-        let master_end_v = master.v + acceleration * h;
+        let master_end = held_over(master, a_ext - force / mass, h);
         Plan {
             force,
             step,
-            owed: (step.end.s - master_end_s, step.end.v - master_end_v),
+            owed: (step.end.s - master_end.s, step.end.v - master_end.v),
             correction,
         }
     }
@@ -447,6 +448,16 @@ impl Correction {
             },
         )
     }
+}
+
+/// Where the master's relative motion is after `h` under a held force, i.e. a constant
+/// acceleration.
+pub fn held_over(master: Motion, acceleration: f64, h: f64) -> Motion {
+    Motion {
+        a: acceleration,
+        ..master
+    }
+    .at(h)
 }
 
 /// What [`Coupling::plan`] decided for one step.

@@ -2,7 +2,7 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 
-use crate::coupling::{replay, Correction, Coupling, Extrapolation, Observed};
+use crate::coupling::{held_over, replay, Correction, Coupling, Extrapolation, Observed};
 use crate::laws::{Forces, GapLaw, Partials};
 use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
@@ -554,12 +554,7 @@ impl ElastoGap {
             plan.force
         };
         coupling.assumed_held = held;
-        let acceleration = a_ext - held / mass;
-        let master_next = Motion {
-            s: master.s + h * (master.v + 0.5 * acceleration * h),
-            v: master.v + acceleration * h,
-            a: a_ext,
-        };
+        let master_next = held_over(master, a_ext - held / mass, h);
         let owed = (
             plan.step.end.s - master_next.s,
             plan.step.end.v - master_next.v,
