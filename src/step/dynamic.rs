@@ -222,7 +222,8 @@ fn affine_stretch<L: ContactLaw>(
     let motion = AffineMotion::new(region, mass, a_ext, x0, v0);
     let s_rel0 = law.s_rel0();
     let mut evaluations = 0u32;
-    let start_side = kink_side(law.kink_indicator(s_rel0 + x0, v0));
+    let g0 = law.kink_indicator(s_rel0 + x0, v0);
+    let start_side = kink_side(g0);
     // Both event functions are negative before their event and non-negative after it.
     let kink = |(x, v): (f64, f64)| left_side(law.kink_indicator(s_rel0 + x, v), start_side);
     let rate = motion.rate();
@@ -255,7 +256,7 @@ fn affine_stretch<L: ContactLaw>(
     };
     let mut ta = 0.0;
     let mut a_state = (x0, v0);
-    let mut ka = kink((x0, v0));
+    let mut ka = left_side(g0, start_side);
     loop {
         if evaluations >= budget {
             return exhausted(evaluations);
@@ -270,44 +271,56 @@ fn affine_stretch<L: ContactLaw>(
         let ended = outside(s_rel0, b_state.0) >= 0.0;
         if ended || kb >= 0.0 {
             let secant = |ga: f64, gb: f64, t_end: f64| ta - ga * (t_end - ta) / (gb - ga);
+            // The states the root searches evaluate, the newest first: the located switch is one
+            // of them, so its state need not be evaluated again.
+            let mut seen = [(tb, b_state); 2];
             let mut stop = (tb, StretchEnd::Horizon);
-            if ended {
-                // A uniformly accelerated stretch ends at its located quadratic root, already
-                // on the far side.
-                let tau = if rate == 0.0 && tb == limit && limit < horizon {
-                    limit
-                } else {
-                    newton_past(
-                        |tau| {
-                            evaluations += 1;
-                            motion.at(tau)
-                        },
-                        |x| outside(s_rel0, x) >= 0.0,
-                        ta,
-                        tb,
-                        secant(a_state.0, b_state.0, tb),
-                    )
-                };
-                stop = (tau, StretchEnd::ContactEnd);
-            }
-            let k_limit = if ended { kink(motion.at(stop.0)) } else { kb };
-            if k_limit >= 0.0 {
+            // The kink first: where the law leaves the region before the contact ends (ElastoGap's
+            // damper bound always does), the contact end is not sought at all.
+            if kb >= 0.0 {
                 let tau = newton_past(
                     |tau| {
                         evaluations += 1;
-                        let (x, v) = motion.at(tau);
+                        let (x, v) = remember(&mut seen, tau, motion.at(tau));
                         let s = s_rel0 + x;
                         let rate = law.kink_indicator_rate(s, v, motion.acceleration(x, v));
                         (law.kink_indicator(s, v), rate)
                     },
                     |g| kink_side(g) != start_side,
                     ta,
-                    stop.0,
-                    secant(ka, k_limit, stop.0),
+                    tb,
+                    secant(ka, kb, tb),
                 );
                 stop = (tau, StretchEnd::Kink);
             }
-            return finish(region, mass, a_ext, (x0, v0), &motion, stop, evaluations);
+            let at_stop = state_at(&seen, stop.0).unwrap_or_else(|| {
+                evaluations += 1;
+                motion.at(stop.0)
+            });
+            if outside(s_rel0, at_stop.0) >= 0.0 {
+                // A uniformly accelerated stretch ends at its located quadratic root, already
+                // on the far side.
+                let tau = if rate == 0.0 && tb == limit && limit < horizon && stop.0 == tb {
+                    limit
+                } else {
+                    newton_past(
+                        |tau| {
+                            evaluations += 1;
+                            remember(&mut seen, tau, motion.at(tau))
+                        },
+                        |x| outside(s_rel0, x) >= 0.0,
+                        ta,
+                        stop.0,
+                        secant(a_state.0, at_stop.0, stop.0),
+                    )
+                };
+                stop = (tau, StretchEnd::ContactEnd);
+            }
+            let end = state_at(&seen, stop.0).unwrap_or_else(|| {
+                evaluations += 1;
+                motion.at(stop.0)
+            });
+            return finish(region, mass, a_ext, (x0, v0), end, stop, evaluations);
         }
         if tb >= limit {
             let end = if limit < horizon && rate == 0.0 {
@@ -320,7 +333,7 @@ fn affine_stretch<L: ContactLaw>(
                 mass,
                 a_ext,
                 (x0, v0),
-                &motion,
+                b_state,
                 (tb, end),
                 evaluations,
             );
@@ -329,18 +342,30 @@ fn affine_stretch<L: ContactLaw>(
     }
 }
 
-/// The state at the end of an affine stretch and the energy the damper took over it, from the
-/// work balance `integral(f*v) = m*a_ext*dx - m*d(v^2)/2` less the spring's share.
+/// Keeps an evaluated state among the two newest.
+fn remember(seen: &mut [(f64, (f64, f64)); 2], tau: f64, state: (f64, f64)) -> (f64, f64) {
+    *seen = [(tau, state), seen[0]];
+    state
+}
+
+/// The state `tau` after the stretch's start if a root search has evaluated it.
+fn state_at(seen: &[(f64, (f64, f64)); 2], tau: f64) -> Option<(f64, f64)> {
+    seen.iter()
+        .find(|(seen_tau, _)| *seen_tau == tau)
+        .map(|(_, state)| *state)
+}
+
+/// The stretch ending in the state `(x, v)` and the energy the damper took over it, from the work
+/// balance `integral(f*v) = m*a_ext*dx - m*d(v^2)/2` less the spring's share.
 fn finish(
     region: &AffineRegion,
     mass: f64,
     a_ext: f64,
     (x0, v0): (f64, f64),
-    motion: &AffineMotion,
+    (x, v): (f64, f64),
     (elapsed, stop): (f64, StretchEnd),
     evaluations: u32,
 ) -> super::adaptive::Stretch {
-    let (x, v) = motion.at(elapsed);
     let dx = x - x0;
     let force_work = if region.stiffness == 0.0 && region.damping == 0.0 && region.offset == 0.0 {
         0.0
@@ -357,7 +382,7 @@ fn finish(
             dissipated: force_work - spring_work,
         },
         stop,
-        evaluations: evaluations + 1,
+        evaluations,
     }
 }
 

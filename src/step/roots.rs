@@ -46,14 +46,21 @@ pub(crate) fn bracketed_root(
 ) -> f64 {
     let tolerance = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
     let mut last_side = 0i8;
+    let mut probed = false;
     for _ in 0..100 {
         if (t1 - t0).abs() <= tolerance {
             break;
         }
-        let mut t = (t0 * g1 - t1 * g0) / (g1 - g0);
-        if !(t > t0.min(t1) && t < t0.max(t1)) {
-            t = 0.5 * (t0 + t1);
-        }
+        let newest = match last_side {
+            _ if probed => f64::NAN,
+            1 => t1,
+            -1 => t0,
+            _ => f64::NAN,
+        };
+        let t = inside_bracket((t0 * g1 - t1 * g0) / (g1 - g0), t0, t1, newest, tolerance);
+        // A probe across the newest end that lands on the same side leaves it the newest end:
+        // the next iteration bisects instead of probing again.
+        probed = !newest.is_nan() && (t - newest).abs() <= tolerance;
         let gt = g(t);
         if gt == 0.0 {
             return t;
@@ -77,31 +84,65 @@ pub(crate) fn bracketed_root(
     0.5 * (t0 + t1)
 }
 
+/// The secant point `t` of a bracket `[t0, t1]` (either order) made a useful probe. Where the
+/// secant has converged onto the end the last iteration moved (`newest`), the probe goes
+/// `resolution` across it: otherwise the other end would close by halvings only. A secant outside
+/// the bracket, or onto the stale end (the function is flat there), gives way to the middle.
+fn inside_bracket(t: f64, t0: f64, t1: f64, newest: f64, resolution: f64) -> f64 {
+    // Without a newest end (the first iteration, or after a probe across that did not cross),
+    // only the middle replaces a secant at an end.
+    let (lo, hi) = (t0.min(t1), t0.max(t1));
+    let middle = 0.5 * (lo + hi);
+    if !(t >= lo && t <= hi) || hi - lo <= 2.0 * resolution {
+        return middle;
+    }
+    let near = |end: f64| (t - end).abs() < resolution;
+    if near(newest) {
+        if newest == lo {
+            lo + resolution
+        } else {
+            hi - resolution
+        }
+    } else if near(lo) || near(hi) {
+        middle
+    } else {
+        t
+    }
+}
+
 /// Whether the bound indicator changes sign between two samples.
 pub(crate) fn switches(ga: f64, gb: f64) -> bool {
     (ga > 0.0) != (gb > 0.0) && ga != 0.0 && gb != 0.0
 }
 
-/// The switch of `g` from `g(t0) < 0` to `g(t1) >= 0`, located like [`bracketed_root`], as the
-/// end of the final bracket where `g >= 0`: the point where the integrators resume is then
-/// already past the switch, so the law there is on its new branch.
+/// The switch of `g` from `g(t0) < 0` to `g(t1) >= 0`, located like [`bracketed_root`] to
+/// `resolution` (or the rounding of `t`), as the end of the final bracket where `g >= 0`: the
+/// point where the integrators resume is then already past the switch, so the law there is on its
+/// new branch.
 pub(crate) fn crossing_past(
     mut g: impl FnMut(f64) -> f64,
-    mut t0: f64,
-    mut g0: f64,
-    mut t1: f64,
-    mut g1: f64,
+    (mut t0, mut g0): (f64, f64),
+    (mut t1, mut g1): (f64, f64),
+    resolution: f64,
 ) -> f64 {
     let mut last_side = 0i8;
+    let mut probed = false;
     for _ in 0..100 {
-        let tolerance = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
+        let tolerance =
+            (4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE)).max(resolution);
         if (t1 - t0).abs() <= tolerance {
             break;
         }
-        let mut t = (t0 * g1 - t1 * g0) / (g1 - g0);
-        if !(t > t0.min(t1) && t < t0.max(t1)) {
-            t = 0.5 * (t0 + t1);
-        }
+        let newest = match last_side {
+            _ if probed => f64::NAN,
+            1 => t1,
+            -1 => t0,
+            _ => f64::NAN,
+        };
+        let t = inside_bracket((t0 * g1 - t1 * g0) / (g1 - g0), t0, t1, newest, tolerance);
+        // A probe across the newest end that lands on the same side leaves it the newest end:
+        // the next iteration bisects instead of probing again.
+        probed = !newest.is_nan() && (t - newest).abs() <= tolerance;
         let gt = g(t);
         if gt >= 0.0 {
             t1 = t;
@@ -168,17 +209,17 @@ pub(crate) fn newton_past(
             break;
         }
         let newton = t - g / slope;
-        t = if newton.is_finite() && newton > t0 && newton < t1 {
-            // A step below the resolution would not shrink the bracket: probe just across.
-            if (newton - t).abs() < resolution {
-                if past(g) {
-                    (t - resolution).max(0.5 * (t0 + t))
-                } else {
-                    (t + resolution).min(0.5 * (t + t1))
-                }
+        t = if newton.is_finite() && (newton - t).abs() < resolution {
+            // Converged: a step below the resolution would not shrink the bracket (and one of
+            // zero would end where `t` already is, a bracket end), so probe just across. Were the
+            // bracket bisected instead, its far end would close in one halving at a time.
+            if past(g) {
+                (t - resolution).max(0.5 * (t0 + t))
             } else {
-                newton
+                (t + resolution).min(0.5 * (t + t1))
             }
+        } else if newton.is_finite() && newton > t0 && newton < t1 {
+            newton
         } else {
             0.5 * (t0 + t1)
         };
