@@ -2,6 +2,7 @@
 //! state written on one machine restores on another and any corrupt or foreign buffer is refused
 //! instead of being trusted.
 
+use crate::coupling::Prediction;
 use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
 
@@ -9,9 +10,12 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 2: the interface and the contact at the last event (Model Exchange) were added.
 /// 3: the effective mass, the tolerance and the co-simulation coupling (owed motion, external
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
-const FORMAT_VERSION: u32 = 3;
+/// 4: whether the master reads `f_next` was added (the prediction is made when it is first read).
+const FORMAT_VERSION: u32 = 4;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 78;
+const FIELD_COUNT: usize = 79;
+/// The slot of the flag whether the master reads `f_next`.
+const F_NEXT_READ_SLOT: usize = 78;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;
@@ -136,7 +140,13 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut uncorrected = flag(c.first_contact_uncorrected);
     visitor(&mut uncorrected);
     c.first_contact_uncorrected = uncorrected != 0.0;
-    visitor(&mut c.f_next);
+    // Written made (see `write`), read back as made.
+    let mut f_next = match c.f_next {
+        Prediction::Known(force) => force,
+        _ => f64::NAN,
+    };
+    visitor(&mut f_next);
+    c.f_next = Prediction::Known(f_next);
     visitor(&mut c.last_next);
     // -1 unknown, 0 f_mean, 1 f_next.
     let mut holds_next = match c.master_holds_next {
@@ -172,12 +182,24 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
+    let mut f_next_read = flag(c.f_next_read);
+    visitor(&mut f_next_read);
+    c.f_next_read = f_next_read != 0.0;
 }
 
-pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
+/// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
+/// prediction is not finite (the state could not be read back).
+pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), String> {
+    let mut copy = *model;
+    let limits = copy.substep_limits();
+    let f_next = copy.coupling.f_next.make(&copy.parameters.law, limits);
+    if !f_next.is_finite() {
+        return Err(format!(
+            "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
+        ));
+    }
     out[..MAGIC.len()].copy_from_slice(MAGIC);
     out[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let mut copy = *model;
     let mut offset = MAGIC.len() + 4;
     let mut count = 0;
     visit(&mut copy, &mut |value| {
@@ -186,6 +208,7 @@ pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) {
         count += 1;
     });
     debug_assert_eq!(count, FIELD_COUNT);
+    Ok(())
 }
 
 pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
@@ -243,7 +266,8 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
-                                      // Mass estimates are never negative, and an adopted one (57) was published (63) first.
+    check_integer_slot(F_NEXT_READ_SLOT, 0.0, 1.0);
+    // Mass estimates are never negative, and an adopted one (57) was published (63) first.
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
         malformed = true;
     }
@@ -282,8 +306,15 @@ mod tests {
         model.inputs.v_b = -0.9;
         model.supplied.a = Some(-2.0);
         let mut bytes = [0u8; SERIALIZED_SIZE];
-        write(&model, &mut bytes);
+        write(&model, &mut bytes).expect("a finite state");
         let back = read(&bytes).expect("valid state");
+        // The prediction of f_next, not yet read, is written made.
+        assert!(matches!(
+            model.coupling.f_next,
+            Prediction::Kinematic { .. }
+        ));
+        let limits = model.substep_limits();
+        model.coupling.f_next.make(&model.parameters.law, limits);
         assert_eq!(back, model);
 
         let mut truncated = bytes.to_vec();

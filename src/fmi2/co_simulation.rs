@@ -12,6 +12,7 @@ use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
 use super::OK;
+use crate::coupling::Prediction;
 use crate::model::{Number, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
@@ -69,7 +70,7 @@ impl Instance {
             && motion.v.is_finite()
             && motion.a.is_finite()
             && next.f_mean.is_finite()
-            && next.coupling.f_next.is_finite()
+            && !matches!(next.coupling.f_next, Prediction::Known(force) if !force.is_finite())
             && next.coupling.last_estimate.is_finite()
             && next.e_loss.is_finite()
             && next.q_flow_mean.is_finite())

@@ -530,7 +530,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
         let target = slice_mut(serializedState.cast::<u8>(), size, "serializedState")?;
         let mut bytes = [0u8; snapshot::SERIALIZED_SIZE];
         // SAFETY: a live snapshot of this instance.
-        snapshot::write(unsafe { &*state }, &mut bytes);
+        snapshot::write(unsafe { &*state }, &mut bytes).map_err(error)?;
         target.copy_from_slice(&bytes);
         Ok(())
     })

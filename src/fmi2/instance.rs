@@ -132,14 +132,14 @@ impl Instance {
     }
 
     pub(super) fn get_values(
-        &self,
+        &mut self,
         value_references: &[fmi2ValueReference],
         kind: Kind,
         mut write: impl FnMut(usize, f64),
     ) -> Outcome {
         for (k, value_reference) in value_references.iter().enumerate() {
             let variable = self.variable(*value_reference, kind)?;
-            let value = self.model.value(variable.var);
+            let value = self.model.read(variable.var);
             check_computed(variable, value)?;
             write(k, value);
         }

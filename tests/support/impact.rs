@@ -12,8 +12,11 @@ pub const C: f64 = 1e4;
 pub const D: f64 = 20.0;
 pub const GAP: f64 = 0.01;
 pub const SPEED: f64 = 1.0;
-/// Long enough for the mass to leave contact and fly free at every step size studied.
-pub const STOP_TIME: f64 = 0.1;
+/// Long enough for the mass to leave contact and fly free at every step size studied, and for
+/// the FMU to have finished correcting the contact where it estimates the mass from it (a master
+/// that holds `f_mean` and steps at half the contact duration: the contact takes three steps,
+/// the correction starts one free step later and takes three more, ending at 0.11 s).
+pub const STOP_TIME: f64 = 0.2;
 
 /// Half a period of the undamped contact oscillation, pi*sqrt(m/c).
 pub fn contact_duration() -> f64 {
