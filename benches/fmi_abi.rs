@@ -1444,6 +1444,8 @@ struct DynamicCase<'a> {
     time: f64,
     calls: u32,
     ratios: Vec<f64>,
+    /// The same step for a master that steps all units at once: it reads `f_next` after it.
+    jacobi_ratios: Vec<f64>,
     restore_ns: Vec<f64>,
     step_ns: Vec<f64>,
 }
@@ -1545,6 +1547,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
                 time: 0.0,
                 calls: 0,
                 ratios: Vec::with_capacity(PAIRED_ROUNDS),
+                jacobi_ratios: Vec::with_capacity(PAIRED_ROUNDS),
                 restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
                 step_ns: Vec::with_capacity(PAIRED_ROUNDS),
             });
@@ -1612,6 +1615,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
             time,
             calls: 0,
             ratios: Vec::with_capacity(PAIRED_ROUNDS),
+            jacobi_ratios: Vec::with_capacity(PAIRED_ROUNDS),
             restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
             step_ns: Vec::with_capacity(PAIRED_ROUNDS),
         });
@@ -1640,6 +1644,12 @@ impl DynamicCase<'_> {
         }
     }
 
+    /// Restores, steps and reads `f_next`, as a master that steps all units at once does.
+    fn restore_step_and_predict(&self, set_state: SetState, do_step: Fmi2DoStep) {
+        self.restore_and_step(set_state, do_step);
+        black_box(self.component.real(Var::FNext));
+    }
+
     fn restore(&self, set_state: SetState) {
         // SAFETY: a live instance and one of its states.
         unsafe { assert_eq!(set_state(self.component.raw, self.state), OK) };
@@ -1649,10 +1659,14 @@ impl DynamicCase<'_> {
     fn round(&mut self, set_state: SetState, do_step: Fmi2DoStep, evaluation: f64) {
         let step = time_calls(self.calls, || self.restore_and_step(set_state, do_step));
         let restore = time_calls(self.calls, || self.restore(set_state));
+        let jacobi = time_calls(self.calls, || {
+            self.restore_step_and_predict(set_state, do_step)
+        });
         let ns = step - restore;
         self.step_ns.push(ns);
         self.restore_ns.push(restore);
         self.ratios.push(ns / evaluation);
+        self.jacobi_ratios.push((jacobi - restore) / evaluation);
     }
 
     fn report(&mut self) -> serde_json::Value {
@@ -1666,6 +1680,7 @@ impl DynamicCase<'_> {
             "step_ns": quartiles(std::mem::take(&mut self.step_ns)),
             "restore_ns": quartiles(std::mem::take(&mut self.restore_ns)),
             "step_over_evaluation": quartiles(std::mem::take(&mut self.ratios)),
+            "step_and_f_next_over_evaluation": quartiles(std::mem::take(&mut self.jacobi_ratios)),
         })
     }
 }
