@@ -811,7 +811,9 @@ housing hitting the gap at 1 m/s (c = 1e4 N/m, d = 20 N&middot;s/m, contact dura
 31.4 ms), with <code>m_eff</code> = 1 kg: rebound coefficient and dissipated energy within 3.4e-12
 (relative) of the reference at every step from 0.1 to 100 T<sub>c</sub> (3.1 ms to 3.1 s), for a
 Gauss&ndash;Seidel master holding <code>f_mean</code> and a Jacobi master holding <code>f_next</code> alike
-(the same at c = 1e6 and 1e8 N/m). Before the first step <code>f_next</code> is <code>f</code>.</p>
+(the same at c = 1e6 and 1e8 N/m). Before the first step <code>f_next</code> is <code>f</code>. The
+prediction is made when the master first reads <code>f_next</code> and in every step after that, so a
+master that only reads <code>f_mean</code> does not pay for it.</p>
 <p>With <code>m_eff</code> = 0 (the default) the FMU follows the extrapolated motion until a contact
 completes, then estimates the mass from the master's answer (output <code>m_eff_estimate</code>),
 adopts it once a free step after the contact shows the external acceleration unchanged (and, for a
