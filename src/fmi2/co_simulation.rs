@@ -55,7 +55,7 @@ impl Instance {
         let next = &mut self.model;
         next.time = current_time;
         let report = next.do_step(h);
-        let integral = report.integral;
+        let integral = &report.integral;
         let motion = next.motion();
         // Every output and local the step leaves must be readable: a finite f can still come
         // with an infinite lossPower (f_d near the largest double times v_rel).
