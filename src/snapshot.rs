@@ -271,6 +271,12 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
         malformed = true;
     }
+    // So are a single step's estimate (73) and one waiting to be adopted (74), and the latter
+    // was published (63) when it was made: adopted from a corrupt state, an unpublished one
+    // would couple the step through a mass no output shows (found by fuzz/deserialize_state).
+    if !(values[73] >= 0.0 && values[74] >= 0.0) || (values[74] > 0.0 && values[63] == 0.0) {
+        malformed = true;
+    }
     if malformed || values.iter().any(|v| !v.is_finite()) {
         return Err(
             "the serialized state is corrupt (a value is out of range or not finite)".into(),
@@ -323,6 +329,15 @@ mod tests {
         let mut bad_flag = bytes;
         bad_flag[12 + 7 * 8..12 + 8 * 8].copy_from_slice(&0.5f64.to_le_bytes());
         assert!(read(&bad_flag).is_err());
+        let mut unpublished_candidate = model;
+        unpublished_candidate.coupling.candidate.estimate = 2.0;
+        unpublished_candidate.coupling.last_estimate = 0.0;
+        let mut candidate_bytes = [0u8; SERIALIZED_SIZE];
+        write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
+        assert!(read(&candidate_bytes).is_err());
+        unpublished_candidate.coupling.last_estimate = 2.0;
+        write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
+        assert!(read(&candidate_bytes).is_ok());
         let mut negative_c = bytes;
         negative_c[12..20].copy_from_slice(&(-1.0f64).to_le_bytes());
         assert!(read(&negative_c).unwrap_err().contains("c = -1"));
