@@ -10,7 +10,7 @@
 use super::adaptive::{integrate_stretch, State, StretchEnd};
 use super::affine::AffineMotion;
 use super::roots::{contact_crossings, kink_side, left_side, newton_past};
-use super::{Motion, StepIntegral};
+use super::{Evaluated, Motion, StepIntegral};
 use crate::laws::{AffineRegion, ContactLaw};
 
 /// The parameters of the relative motion over one step.
@@ -271,9 +271,7 @@ fn affine_stretch<L: ContactLaw>(
         let ended = outside(s_rel0, b_state.0) >= 0.0;
         if ended || kb >= 0.0 {
             let secant = |ga: f64, gb: f64, t_end: f64| ta - ga * (t_end - ta) / (gb - ga);
-            // The states the root searches evaluate, the newest first: the located switch is one
-            // of them, so its state need not be evaluated again.
-            let mut seen = [(tb, b_state); 2];
+            let mut seen = Evaluated::new(tb, b_state);
             let mut stop = (tb, StretchEnd::Horizon);
             // The kink first: where the law leaves the region before the contact ends (ElastoGap's
             // damper bound always does), the contact end is not sought at all.
@@ -281,7 +279,7 @@ fn affine_stretch<L: ContactLaw>(
                 let tau = newton_past(
                     |tau| {
                         evaluations += 1;
-                        let (x, v) = remember(&mut seen, tau, motion.at(tau));
+                        let (x, v) = seen.keep(tau, motion.at(tau));
                         let s = s_rel0 + x;
                         let rate = law.kink_indicator_rate(s, v, motion.acceleration(x, v));
                         (law.kink_indicator(s, v), rate)
@@ -293,7 +291,7 @@ fn affine_stretch<L: ContactLaw>(
                 );
                 stop = (tau, StretchEnd::Kink);
             }
-            let at_stop = state_at(&seen, stop.0).unwrap_or_else(|| {
+            let at_stop = seen.at(stop.0).unwrap_or_else(|| {
                 evaluations += 1;
                 motion.at(stop.0)
             });
@@ -306,7 +304,7 @@ fn affine_stretch<L: ContactLaw>(
                     newton_past(
                         |tau| {
                             evaluations += 1;
-                            remember(&mut seen, tau, motion.at(tau))
+                            seen.keep(tau, motion.at(tau))
                         },
                         |x| outside(s_rel0, x) >= 0.0,
                         ta,
@@ -316,7 +314,7 @@ fn affine_stretch<L: ContactLaw>(
                 };
                 stop = (tau, StretchEnd::ContactEnd);
             }
-            let end = state_at(&seen, stop.0).unwrap_or_else(|| {
+            let end = seen.at(stop.0).unwrap_or_else(|| {
                 evaluations += 1;
                 motion.at(stop.0)
             });
@@ -340,19 +338,6 @@ fn affine_stretch<L: ContactLaw>(
         }
         (ta, a_state, ka) = (tb, b_state, kb);
     }
-}
-
-/// Keeps an evaluated state among the two newest.
-fn remember(seen: &mut [(f64, (f64, f64)); 2], tau: f64, state: (f64, f64)) -> (f64, f64) {
-    *seen = [(tau, state), seen[0]];
-    state
-}
-
-/// The state `tau` after the stretch's start if a root search has evaluated it.
-fn state_at(seen: &[(f64, (f64, f64)); 2], tau: f64) -> Option<(f64, f64)> {
-    seen.iter()
-        .find(|(seen_tau, _)| *seen_tau == tau)
-        .map(|(_, state)| *state)
 }
 
 /// The stretch ending in the state `(x, v)` and the energy the damper took over it, from the work

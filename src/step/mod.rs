@@ -61,6 +61,34 @@ impl SubstepLimits {
     }
 }
 
+/// The two newest states a root search evaluated, by the time they belong to: the end of its
+/// final bracket is one of them, so the state there is looked up rather than evaluated again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Evaluated<T> {
+    newest_first: [(f64, T); 2],
+}
+
+impl<T: Copy> Evaluated<T> {
+    pub(crate) fn new(tau: f64, value: T) -> Self {
+        Evaluated {
+            newest_first: [(tau, value); 2],
+        }
+    }
+
+    /// Keeps `value`, evaluated at `tau`, and returns it.
+    pub(crate) fn keep(&mut self, tau: f64, value: T) -> T {
+        self.newest_first = [(tau, value), self.newest_first[0]];
+        value
+    }
+
+    pub(crate) fn at(&self, tau: f64) -> Option<T> {
+        self.newest_first
+            .iter()
+            .find(|(seen, _)| *seen == tau)
+            .map(|(_, value)| *value)
+    }
+}
+
 /// A contact start or end located inside a step, `tau` after the step's start.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Transition {

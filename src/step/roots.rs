@@ -37,22 +37,58 @@ pub(crate) fn contact_crossings(motion: Motion, s_rel0: f64, h: f64) -> ([f64; 2
 
 /// The root of `g` in `[t0, t1]`, given `g(t0)` and `g(t1)` of opposite signs (Illinois method:
 /// bracketing, so it always converges, and superlinear).
-pub(crate) fn bracketed_root(
-    g: impl Fn(f64) -> f64,
-    mut t0: f64,
-    mut g0: f64,
-    mut t1: f64,
-    mut g1: f64,
-) -> f64 {
+pub(crate) fn bracketed_root(g: impl Fn(f64) -> f64, t0: f64, g0: f64, t1: f64, g1: f64) -> f64 {
     let tolerance = 4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE);
-    let mut last_side = 0i8;
-    let mut probed = false;
+    let mut bracket = Bracket::new((t0, g0), (t1, g1));
     for _ in 0..100 {
-        if (t1 - t0).abs() <= tolerance {
+        let Some(t) = bracket.probe(tolerance) else {
             break;
+        };
+        let gt = g(t);
+        if gt == 0.0 {
+            return t;
         }
-        let newest = match last_side {
-            _ if probed => f64::NAN,
+        // The end whose sign `gt` does not share moves.
+        let far = (gt > 0.0) != (bracket.g0 > 0.0);
+        bracket.narrow(t, gt, far);
+    }
+    0.5 * (bracket.t0 + bracket.t1)
+}
+
+/// One Illinois search's bracket `[t0, t1]` with the event function at its ends, shared by
+/// [`bracketed_root`] and [`crossing_past`], which differ only in which end a new point replaces
+/// and what they return.
+struct Bracket {
+    t0: f64,
+    g0: f64,
+    t1: f64,
+    g1: f64,
+    /// Which end the last point replaced: -1 `t0`, 1 `t1`, 0 none yet.
+    last_side: i8,
+    /// The last point was a probe across the newest end.
+    probed: bool,
+}
+
+impl Bracket {
+    fn new((t0, g0): (f64, f64), (t1, g1): (f64, f64)) -> Self {
+        Bracket {
+            t0,
+            g0,
+            t1,
+            g1,
+            last_side: 0,
+            probed: false,
+        }
+    }
+
+    /// The next point to evaluate, or none once the bracket is within `tolerance`.
+    fn probe(&mut self, tolerance: f64) -> Option<f64> {
+        let Bracket { t0, g0, t1, g1, .. } = *self;
+        if (t1 - t0).abs() <= tolerance {
+            return None;
+        }
+        let newest = match self.last_side {
+            _ if self.probed => f64::NAN,
             1 => t1,
             -1 => t0,
             _ => f64::NAN,
@@ -60,28 +96,29 @@ pub(crate) fn bracketed_root(
         let t = inside_bracket((t0 * g1 - t1 * g0) / (g1 - g0), t0, t1, newest, tolerance);
         // A probe across the newest end that lands on the same side leaves it the newest end:
         // the next iteration bisects instead of probing again.
-        probed = !newest.is_nan() && (t - newest).abs() <= tolerance;
-        let gt = g(t);
-        if gt == 0.0 {
-            return t;
-        }
-        if (gt > 0.0) == (g0 > 0.0) {
-            t0 = t;
-            g0 = gt;
-            if last_side == -1 {
-                g1 *= 0.5;
+        self.probed = !newest.is_nan() && (t - newest).abs() <= tolerance;
+        Some(t)
+    }
+
+    /// Replaces the end `t1` (if `far`) or `t0` by the point `t` where the function is `gt`,
+    /// halving the other end's value when the same end moved twice (Illinois).
+    fn narrow(&mut self, t: f64, gt: f64, far: bool) {
+        if far {
+            self.t1 = t;
+            self.g1 = gt;
+            if self.last_side == 1 {
+                self.g0 *= 0.5;
             }
-            last_side = -1;
+            self.last_side = 1;
         } else {
-            t1 = t;
-            g1 = gt;
-            if last_side == 1 {
-                g0 *= 0.5;
+            self.t0 = t;
+            self.g0 = gt;
+            if self.last_side == -1 {
+                self.g1 *= 0.5;
             }
-            last_side = 1;
+            self.last_side = -1;
         }
     }
-    0.5 * (t0 + t1)
 }
 
 /// The secant point `t` of a bracket `[t0, t1]` (either order) made a useful probe. Where the
@@ -121,46 +158,22 @@ pub(crate) fn switches(ga: f64, gb: f64) -> bool {
 /// new branch.
 pub(crate) fn crossing_past(
     mut g: impl FnMut(f64) -> f64,
-    (mut t0, mut g0): (f64, f64),
-    (mut t1, mut g1): (f64, f64),
+    start: (f64, f64),
+    end: (f64, f64),
     resolution: f64,
 ) -> f64 {
-    let mut last_side = 0i8;
-    let mut probed = false;
+    let mut bracket = Bracket::new(start, end);
     for _ in 0..100 {
+        let (t0, t1) = (bracket.t0, bracket.t1);
         let tolerance =
             (4.0 * f64::EPSILON * t1.abs().max(t0.abs()).max(f64::MIN_POSITIVE)).max(resolution);
-        if (t1 - t0).abs() <= tolerance {
+        let Some(t) = bracket.probe(tolerance) else {
             break;
-        }
-        let newest = match last_side {
-            _ if probed => f64::NAN,
-            1 => t1,
-            -1 => t0,
-            _ => f64::NAN,
         };
-        let t = inside_bracket((t0 * g1 - t1 * g0) / (g1 - g0), t0, t1, newest, tolerance);
-        // A probe across the newest end that lands on the same side leaves it the newest end:
-        // the next iteration bisects instead of probing again.
-        probed = !newest.is_nan() && (t - newest).abs() <= tolerance;
         let gt = g(t);
-        if gt >= 0.0 {
-            t1 = t;
-            g1 = gt;
-            if last_side == 1 {
-                g0 *= 0.5;
-            }
-            last_side = 1;
-        } else {
-            t0 = t;
-            g0 = gt;
-            if last_side == -1 {
-                g1 *= 0.5;
-            }
-            last_side = -1;
-        }
+        bracket.narrow(t, gt, gt >= 0.0);
     }
-    t1
+    bracket.t1
 }
 
 /// The branch side of a kink indicator: the law switches where it becomes positive or stops
