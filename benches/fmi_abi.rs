@@ -1451,11 +1451,29 @@ struct DynamicCase<'a> {
     state: fmi2::fmi2FMUstate,
     time: f64,
     calls: u32,
+    timings: Timings,
+}
+
+/// The paired rounds' measurements of one dynamic case.
+struct Timings {
+    /// The step over one bare evaluation.
     ratios: Vec<f64>,
     /// The same step for a master that steps all units at once: it reads `f_next` after it.
     jacobi_ratios: Vec<f64>,
     restore_ns: Vec<f64>,
     step_ns: Vec<f64>,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        let rounds = || Vec::with_capacity(PAIRED_ROUNDS);
+        Timings {
+            ratios: rounds(),
+            jacobi_ratios: rounds(),
+            restore_ns: rounds(),
+            step_ns: rounds(),
+        }
+    }
 }
 
 /// The evaluations of the two plans of a dynamic step from the relative motion `start` (the
@@ -1554,10 +1572,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
                 state,
                 time: 0.0,
                 calls: 0,
-                ratios: Vec::with_capacity(PAIRED_ROUNDS),
-                jacobi_ratios: Vec::with_capacity(PAIRED_ROUNDS),
-                restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
-                step_ns: Vec::with_capacity(PAIRED_ROUNDS),
+                timings: Timings::default(),
             });
         }
         if law.n != 1.0 {
@@ -1622,10 +1637,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
             state,
             time,
             calls: 0,
-            ratios: Vec::with_capacity(PAIRED_ROUNDS),
-            jacobi_ratios: Vec::with_capacity(PAIRED_ROUNDS),
-            restore_ns: Vec::with_capacity(PAIRED_ROUNDS),
-            step_ns: Vec::with_capacity(PAIRED_ROUNDS),
+            timings: Timings::default(),
         });
     }
     // Calls per round: about half a millisecond each side.
@@ -1671,10 +1683,11 @@ impl DynamicCase<'_> {
             self.restore_step_and_predict(set_state, do_step)
         });
         let ns = step - restore;
-        self.step_ns.push(ns);
-        self.restore_ns.push(restore);
-        self.ratios.push(ns / evaluation);
-        self.jacobi_ratios.push((jacobi - restore) / evaluation);
+        let timings = &mut self.timings;
+        timings.step_ns.push(ns);
+        timings.restore_ns.push(restore);
+        timings.ratios.push(ns / evaluation);
+        timings.jacobi_ratios.push((jacobi - restore) / evaluation);
     }
 
     fn report(&mut self) -> serde_json::Value {
@@ -1685,10 +1698,10 @@ impl DynamicCase<'_> {
             "limit": self.limit,
             "evaluations": self.evaluations,
             "impulse_error": self.impulse_error,
-            "step_ns": quartiles(std::mem::take(&mut self.step_ns)),
-            "restore_ns": quartiles(std::mem::take(&mut self.restore_ns)),
-            "step_over_evaluation": quartiles(std::mem::take(&mut self.ratios)),
-            "step_and_f_next_over_evaluation": quartiles(std::mem::take(&mut self.jacobi_ratios)),
+            "step_ns": quartiles(std::mem::take(&mut self.timings.step_ns)),
+            "restore_ns": quartiles(std::mem::take(&mut self.timings.restore_ns)),
+            "step_over_evaluation": quartiles(std::mem::take(&mut self.timings.ratios)),
+            "step_and_f_next_over_evaluation": quartiles(std::mem::take(&mut self.timings.jacobi_ratios)),
         })
     }
 }

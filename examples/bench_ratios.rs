@@ -120,6 +120,17 @@ impl Estimates {
     }
 }
 
+/// The three numbers (quartiles) under `key` of a JSON object, if it holds exactly three.
+fn triple(object: &serde_json::Value, key: &str) -> Option<[f64; 3]> {
+    let values: Vec<f64> = object
+        .get(key)?
+        .as_array()?
+        .iter()
+        .filter_map(|x| x.as_f64())
+        .collect();
+    values.try_into().ok()
+}
+
 fn verdict(ratio: f64, limit: f64) -> &'static str {
     if ratio <= limit {
         "met"
@@ -218,14 +229,7 @@ fn run() -> Result<(), String> {
         .median;
     let paired = estimates.paired()?;
     let quartiles = |key: &str| -> Result<[f64; 3], String> {
-        let values: Vec<f64> = paired
-            .get(key)
-            .and_then(|v| v.as_array())
-            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
-            .unwrap_or_default();
-        values
-            .try_into()
-            .map_err(|_| format!("paired_ratios.json: no quartiles for {key}"))
+        triple(&paired, key).ok_or_else(|| format!("paired_ratios.json: no quartiles for {key}"))
     };
     let targets = [
         (
@@ -336,14 +340,8 @@ fn step_comparisons(paired: &serde_json::Value) -> Result<(), String> {
     );
     for (key, value) in comparisons {
         let number = |k: &str| value.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
-        let q: Vec<f64> = value
-            .get("do_step_over_c_baseline")
-            .and_then(|v| v.as_array())
-            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
-            .unwrap_or_default();
-        let [low, median, high]: [f64; 3] = q
-            .try_into()
-            .map_err(|_| format!("paired_ratios.json: no quartiles for {key}"))?;
+        let [low, median, high] = triple(value, "do_step_over_c_baseline")
+            .ok_or_else(|| format!("paired_ratios.json: no quartiles for {key}"))?;
         println!(
             "{key:<36} {:>8.1} {:>10.0e} {:>10} {:>24}  {}",
             number("h") * 1e3,
@@ -393,14 +391,7 @@ fn dynamic(
     for (id, case) in cases {
         let number = |k: &str| case.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
         let triple = |k: &str| -> Result<[f64; 3], String> {
-            let values: Vec<f64> = case
-                .get(k)
-                .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
-                .unwrap_or_default();
-            values
-                .try_into()
-                .map_err(|_| format!("paired_ratios.json: no {k} for {id}"))
+            triple(case, k).ok_or_else(|| format!("paired_ratios.json: no {k} for {id}"))
         };
         let [low, median, high] = triple("step_over_evaluation")?;
         let [j_low, j_median, j_high] = triple("step_and_f_next_over_evaluation")?;
