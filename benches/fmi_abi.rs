@@ -76,8 +76,8 @@ const STEP_SIZES: [(f64, &str); 4] = [
     (1e-2, "10ms"),
     (3e-2, "30ms"),
 ];
-/// With n = 1 the law is polynomial along the motion: the FMU integrates a step in contact whose
-/// damper stays linear and whose v_rel keeps its sign (`IN_CONTACT`) in one Gauss piece, whatever
+/// With n = 1 the law is piecewise affine: the FMU integrates a step in contact whose damper stays
+/// linear and whose v_rel keeps its sign (`IN_CONTACT`) in one closed-form piece, whatever
 /// `maxSubstepSize`.
 const PIECES_IN_CONTACT: u32 = 1;
 /// The law evaluations a kinematic `fmi2DoStep` in contact cannot do without (n = 1, one smooth
@@ -753,8 +753,8 @@ impl ContactLaw for Counting {
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion> {
         self.law.affine_region(s_rel, v_rel)
     }
-    fn is_polynomial_along_quadratic_motion(&self) -> bool {
-        self.law.is_polynomial_along_quadratic_motion()
+    fn is_piecewise_affine(&self) -> bool {
+        self.law.is_piecewise_affine()
     }
     fn length_scale(&self) -> f64 {
         self.law.length_scale()
@@ -962,7 +962,7 @@ fn bench_c_baseline(c: &mut Criterion, library: &Library) {
                 }
                 assert_eq!(entry!(library, fmi2DoStep)(fmu.raw, 0.0, STEP, 1), OK);
                 assert_eq!(do_step(raw, 0.0, STEP), 0);
-                // One Gauss piece against the C baseline's equal substeps: both exact for n = 1.
+                // One closed-form piece against the C baseline's equal substeps: both exact for n = 1.
                 let (rust, c) = (fmu.real(Var::FMean), (baseline.f_mean)(raw));
                 assert!(
                     (rust - c).abs() <= EXACT_AGREEMENT * rust.abs(),

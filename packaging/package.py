@@ -753,8 +753,11 @@ derivative is always used as given.</li>
 <li>The step is split at the start and end of contact (the roots of <code>s_rel(&tau;) - s_rel0</code>) and at
 the points where the damper bound <code>|f_d| &le; |f_c|</code> starts or stops acting, so that each piece is
 smooth.</li>
-<li>Each piece is integrated with Gauss&ndash;Legendre quadrature on substeps no longer than
-<code>maxSubstepSize</code>, with at most <code>maxSubstepCount</code> substeps in one communication step.</li>
+<li>With <code>n</code> = 1 the law is affine in the motion between switches, so each piece is integrated
+in closed form, exactly, whatever its length. For other <code>n</code> each piece is integrated with
+3-point Gauss&ndash;Legendre quadrature on substeps no longer than <code>maxSubstepSize</code>, bisected until
+the impulse and the dissipated energy meet <code>relativeTolerance</code>, with at most
+<code>maxSubstepCount</code> pieces in one communication step.</li>
 </ul>
 
 <h3>Outputs for the master</h3>

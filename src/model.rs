@@ -232,6 +232,36 @@ pub struct StepReport {
     pub first_contact_e_loss_excess: f64,
 }
 
+/// The end of a step, checked before the instance takes it.
+struct StepEnd {
+    f_mean: f64,
+    /// The relative motion at the step's end.
+    end: Motion,
+    f_next: Prediction,
+}
+
+impl StepEnd {
+    /// Whether the step leaves every output finite: a finite `f` can still come with an infinite
+    /// `lossPower` (`f_d` near the largest double times `v_rel`).
+    fn is_finite(&self, law: &GapLaw) -> bool {
+        let forces = law.evaluate(self.end.s, self.end.v);
+        self.f_mean.is_finite()
+            && self.end.s.is_finite()
+            && self.end.v.is_finite()
+            && self.end.a.is_finite()
+            && forces.f.is_finite()
+            && forces.f_c.is_finite()
+            && forces.f_d.is_finite()
+            && forces.loss_power.is_finite()
+            && !matches!(self.f_next, Prediction::Known(force) if !force.is_finite())
+    }
+}
+
+/// A step refused because its force, motion, energy or prediction is not finite: the inputs,
+/// parameters or step size are out of the law's numeric range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NonFiniteStep;
+
 impl Default for ElastoGap {
     fn default() -> Self {
         ElastoGap {
@@ -420,6 +450,13 @@ impl ElastoGap {
     pub fn relative_acceleration(&self, time: f64, h: f64) -> f64 {
         let mode = AccelerationEstimate::from_parameter(self.parameters.acceleration_estimate);
         let history = &self.history;
+        if self.supplied == SuppliedAccelerations::default() {
+            // Every estimate is linear in the velocities: one on the relative velocity costs
+            // half the divisions of two.
+            let now = self.inputs.v_b - self.inputs.v_a;
+            let past = [0, 1].map(|k| history.v_b[k] - history.v_a[k]);
+            return history.acceleration(mode, time, h, now, past, None);
+        }
         let a_a =
             history.acceleration(mode, time, h, self.inputs.v_a, history.v_a, self.supplied.a);
         let a_b =
@@ -459,27 +496,60 @@ impl ElastoGap {
     /// Advances from `self.time` by `h`: with an effective mass, the relative motion is integrated
     /// under the contact's own force ([`crate::coupling`]); without one, the law is integrated
     /// along the motion extrapolated from the inputs.
-    pub fn do_step(&mut self, h: f64) -> StepReport {
+    ///
+    /// A step whose force, motion, energy or prediction is not finite is refused and changes
+    /// nothing but what the coupling learnt from the master's motion at its start (a new
+    /// `m_eff_estimate`): that motion is valid whatever this step gives.
+    ///
+    /// What the step did goes to `report`, which starts as the default; a caller stepping in a
+    /// loop keeps one (it is larger than the step's own state).
+    pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
         let time = self.time;
         let observed = self.observed();
         let learned = self.coupling.observe(observed, self.effective_mass());
+        let limits = self.substep_limits();
         // What a master that steps all units at once holds over this step: the f_next it read.
         let next_before = if self.coupling.f_next_read {
-            let limits = self.substep_limits();
             Some(self.coupling.f_next.make(&self.parameters.law, limits))
         } else {
             None
         };
-        let mut report = StepReport {
-            new_estimate: learned.new_estimate,
-            ..StepReport::default()
+        report.new_estimate = learned.new_estimate;
+        let (mut step_end, planned_over) = match self.effective_mass() {
+            Some(mass) => {
+                // The dynamic step plans in the coupling as it goes: what to put back if the
+                // step is refused.
+                let coupling = self.coupling;
+                let step_end = self.dynamic_step(mass, h, next_before, report);
+                (step_end, Some(coupling))
+            }
+            None => (self.kinematic_step(h, report), None),
         };
-        match self.effective_mass() {
-            Some(mass) => self.dynamic_step(mass, h, next_before, &mut report),
-            None => self.kinematic_step(h, &mut report),
+        if self.coupling.f_next_read {
+            // The master reads f_next: made here, so that a step never hands out one that is
+            // not finite.
+            step_end.f_next.make(&self.parameters.law, limits);
         }
-        self.e_loss += report.integral.dissipated;
-        self.q_flow_mean = self.heat_flow(report.integral.dissipated / h);
+        let dissipated = report.integral.dissipated;
+        let e_loss = self.e_loss + dissipated;
+        let q_flow_mean = self.heat_flow(dissipated / h);
+        if !(step_end.is_finite(&self.parameters.law)
+            && report.integral.impulse.is_finite()
+            && dissipated.is_finite()
+            && e_loss.is_finite()
+            && q_flow_mean.is_finite()
+            && self.coupling.last_estimate.is_finite())
+        {
+            if let Some(coupling) = planned_over {
+                self.coupling = coupling;
+            }
+            return Err(NonFiniteStep);
+        }
+        self.f_mean = step_end.f_mean;
+        self.end_of_step = Some(step_end.end);
+        self.coupling.f_next = step_end.f_next;
+        self.e_loss = e_loss;
+        self.q_flow_mean = q_flow_mean;
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         self.coupling.last_h = h;
@@ -493,40 +563,36 @@ impl ElastoGap {
                 (Some(true), Some(next)) => next,
                 _ => self.f_mean,
             };
-        }
-        if self.coupling.f_next_read {
-            // The master reads f_next: make it here, where fmi2DoStep checks it.
-            let limits = self.substep_limits();
-            self.coupling.f_next.make(&self.parameters.law, limits);
+            self.coupling.owed_s = 0.0;
+            self.coupling.owed_v = 0.0;
+            self.coupling.correction = Correction::default();
         }
         self.coupling.last_contact_impulse = report.integral.impulse;
-        self.coupling.last_dissipated = report.integral.dissipated;
+        self.coupling.last_dissipated = dissipated;
         self.time = time + h;
         self.last_step_size = h;
-        report
+        Ok(())
     }
 
-    fn kinematic_step(&mut self, h: f64, report: &mut StepReport) {
+    fn kinematic_step(&self, h: f64, report: &mut StepReport) -> StepEnd {
         let start = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
             a: self.relative_acceleration(self.time, h),
         };
         let law = &self.parameters.law;
-        let integral = integrate_step(law, start, h, self.substep_limits());
-        if let [entering, leaving] = integral.transitions() {
+        report.integral = integrate_step(law, start, h, self.substep_limits());
+        if let [entering, leaving] = report.integral.transitions() {
             if entering.entering && !leaving.entering {
                 report.contact_within_step = Some(leaving.tau - entering.tau);
             }
         }
         let end = start.at(h);
-        self.f_mean = integral.impulse / h;
-        self.coupling.f_next = Prediction::Kinematic { start: end, h };
-        self.coupling.owed_s = 0.0;
-        self.coupling.owed_v = 0.0;
-        self.coupling.correction = Correction::default();
-        self.end_of_step = Some(end);
-        report.integral = integral;
+        StepEnd {
+            f_mean: report.integral.impulse / h,
+            end,
+            f_next: Prediction::Kinematic { start: end, h },
+        }
     }
 
     fn dynamic_step(
@@ -535,7 +601,7 @@ impl ElastoGap {
         h: f64,
         next_before: Option<f64>,
         report: &mut StepReport,
-    ) {
+    ) -> StepEnd {
         let time = self.time;
         let extrapolation = match self.parameters.acceleration_estimate {
             0 => Extrapolation::None,
@@ -580,7 +646,6 @@ impl ElastoGap {
             dynamics,
             h,
         );
-        self.f_mean = plan.force;
         // A master that steps all units at once holds the f_next it read before this step.
         let held = match (coupling.master_holds_next, next_before) {
             (Some(true), Some(next)) => next,
@@ -612,16 +677,19 @@ impl ElastoGap {
             },
             ..dynamics
         };
-        coupling.f_next = Prediction::Dynamic {
-            owed,
-            correction: coupling.correction,
-            master: master_next,
-            dynamics: next_dynamics,
-            h,
-        };
-        self.end_of_step = Some(plan.step.end);
         report.integral = plan.step.integral;
         report.dynamic = true;
+        StepEnd {
+            f_mean: plan.force,
+            end: plan.step.end,
+            f_next: Prediction::Dynamic {
+                owed,
+                correction: coupling.correction,
+                master: master_next,
+                dynamics: next_dynamics,
+                h,
+            },
+        }
     }
 
     /// The heat flow into the heat port for a dissipated power: all of it leaves there if the port
@@ -765,7 +833,8 @@ mod tests {
         for _ in 0..12 {
             gap.set_value(Var::FlangeBS, s);
             gap.set_value(Var::FlangeBV, v);
-            gap.do_step(h);
+            gap.do_step(h, &mut StepReport::default())
+                .expect("a finite step");
             let f_mean = gap.read(Var::FMean);
             if read_f_next {
                 gap.read(Var::FNext);
@@ -804,7 +873,8 @@ mod tests {
         gap.set_value(Var::MEff, 1.0);
         gap.set_value(Var::FlangeBS, -1e-3);
         gap.set_value(Var::FlangeBV, -0.5);
-        gap.do_step(0.01);
+        gap.do_step(0.01, &mut StepReport::default())
+            .expect("a finite step");
         assert!(matches!(gap.coupling.f_next, Prediction::Dynamic { .. }));
         let value = gap.value(Var::FNext);
         assert!(value.is_finite() && value != 0.0, "{value}");

@@ -308,7 +308,9 @@ mod tests {
         model.inputs.s_b = -0.01;
         model.inputs.v_b = -1.0;
         model.supplied.b = Some(3.5);
-        model.do_step(1e-3);
+        model
+            .do_step(1e-3, &mut crate::model::StepReport::default())
+            .expect("a finite step");
         model.inputs.v_b = -0.9;
         model.supplied.a = Some(-2.0);
         let mut bytes = [0u8; SERIALIZED_SIZE];

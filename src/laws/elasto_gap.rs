@@ -202,7 +202,7 @@ impl ContactLaw for GapLaw {
         })
     }
 
-    fn is_polynomial_along_quadratic_motion(&self) -> bool {
+    fn is_piecewise_affine(&self) -> bool {
         self.n == 1.0
     }
 

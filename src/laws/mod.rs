@@ -80,9 +80,11 @@ pub trait ContactLaw {
     /// there (`None` selects the adaptive integrator).
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion>;
 
-    /// Whether the force along a quadratic motion is a polynomial of degree at most 2 between
-    /// kinks, so that three Gauss points integrate it exactly.
-    fn is_polynomial_along_quadratic_motion(&self) -> bool {
+    /// Whether the law is affine in `(s_rel, v_rel)` between kinks, with
+    /// [`ContactLaw::affine_region`] giving each branch, and its kink indicator affine in `s_rel`
+    /// and `|v_rel|`. Along a quadratic motion the indicator is then a quadratic on either side
+    /// of `v_rel = 0`, and the kinematic step integrates each piece in closed form.
+    fn is_piecewise_affine(&self) -> bool {
         false
     }
 

@@ -44,7 +44,7 @@ pub struct SubstepLimits {
     /// Most pieces per contact phase.
     pub max_count: u32,
     /// Relative accuracy of the impulse and the dissipated energy for laws that are not
-    /// polynomial along the motion; their pieces are bisected until it is met.
+    /// piecewise affine; their pieces are bisected until it is met.
     pub tolerance: f64,
 }
 
