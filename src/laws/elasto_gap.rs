@@ -77,8 +77,9 @@ impl GapLaw {
         }
     }
 
+    /// False for a NaN `s_rel`, as every comparison with NaN is.
     fn in_contact(&self, s_rel: f64) -> bool {
-        !(s_rel >= self.s_rel0 || s_rel.is_nan())
+        s_rel < self.s_rel0
     }
 
     /// The spring part `f_c` in contact.
