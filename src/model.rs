@@ -526,7 +526,7 @@ impl ElastoGap {
                 let step_end = self.dynamic_step(mass, h, next_before, report);
                 (step_end, Some(coupling))
             }
-            None => (self.kinematic_step(h, report), None),
+            None => (self.kinematic_step(h, limits, report), None),
         };
         if self.coupling.f_next_read {
             // The master reads f_next: made here, so that a step never hands out one that is
@@ -581,14 +581,14 @@ impl ElastoGap {
         Ok(())
     }
 
-    fn kinematic_step(&self, h: f64, report: &mut StepReport) -> StepEnd {
+    fn kinematic_step(&self, h: f64, limits: SubstepLimits, report: &mut StepReport) -> StepEnd {
         let start = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
             a: self.relative_acceleration(self.time, h),
         };
         let law = &self.parameters.law;
-        report.integral = integrate_step(law, start, h, self.substep_limits());
+        report.integral = integrate_step(law, start, h, limits);
         if let [entering, leaving] = report.integral.transitions() {
             if entering.entering && !leaving.entering {
                 report.contact_within_step = Some(leaving.tau - entering.tau);
@@ -824,16 +824,22 @@ impl ElastoGap {
 mod tests {
     use super::*;
 
+    /// A co-simulation instance with c = 1e4, d = 20 and the effective mass `m_eff`.
+    fn gap(m_eff: f64) -> ElastoGap {
+        let mut gap = ElastoGap::new(Interface::CoSimulation, 0.0);
+        gap.set_value(Var::C, 1e4);
+        gap.set_value(Var::D, 20.0);
+        gap.set_value(Var::MEff, m_eff);
+        gap
+    }
+
     /// A body of 1 kg at 1 m/s onto a housing, stepped by a master that holds `f_mean` over each
     /// step (it steps the gap first) and reads `f_next` after each step or never: the `f_mean`s it
     /// gets, and `f_next` when read at the end, are the same either way. (Reading it once made
     /// the FMU take this master for one that holds `f_next`: the two forces differed by a
     /// rounding error after the contact, and the fit of the master's answer picked by noise.)
     fn impact(read_f_next: bool, m_eff: f64) -> (Vec<f64>, f64) {
-        let mut gap = ElastoGap::new(Interface::CoSimulation, 0.0);
-        gap.set_value(Var::C, 1e4);
-        gap.set_value(Var::D, 20.0);
-        gap.set_value(Var::MEff, m_eff);
+        let mut gap = gap(m_eff);
         let (h, mass) = (0.01, 1.0);
         let (mut s, mut v) = (0.035, -1.0);
         let mut forces = Vec::new();
@@ -874,10 +880,7 @@ mod tests {
     #[test]
     fn an_unread_prediction_is_made_when_first_read() {
         let (_, eager) = impact(true, 1.0);
-        let mut gap = ElastoGap::new(Interface::CoSimulation, 0.0);
-        gap.set_value(Var::C, 1e4);
-        gap.set_value(Var::D, 20.0);
-        gap.set_value(Var::MEff, 1.0);
+        let mut gap = gap(1.0);
         gap.set_value(Var::FlangeBS, -1e-3);
         gap.set_value(Var::FlangeBV, -0.5);
         gap.do_step(0.01, &mut StepReport::default())

@@ -524,17 +524,15 @@ fn integrate_affine_phase<L: ContactLaw>(
     result: &mut StepIntegral,
 ) {
     let mut start = (t0, indicator_at(law, motion, t0));
-    if still > t0 && still < t1 {
-        let (impulse, dissipated, g_still) = integrate_affine_piece(law, motion, start, still);
-        result.impulse += impulse;
-        result.dissipated += dissipated;
-        result.substeps += 1;
-        start = (still, g_still);
+    for end in [still, t1] {
+        if end > start.0 && end <= t1 {
+            let (impulse, dissipated, g_end) = integrate_affine_piece(law, motion, start, end);
+            result.impulse += impulse;
+            result.dissipated += dissipated;
+            result.substeps += 1;
+            start = (end, g_end);
+        }
     }
-    let (impulse, dissipated, _) = integrate_affine_piece(law, motion, start, t1);
-    result.impulse += impulse;
-    result.dissipated += dissipated;
-    result.substeps += 1;
 }
 
 #[cfg(test)]
