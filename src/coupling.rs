@@ -183,6 +183,7 @@ impl Coupling {
     /// Takes in the master's motion at a step start: the external acceleration of the last step
     /// (where the force the master held is known in acceleration, i.e. with a mass or without a
     /// force), and the contact episode bookkeeping behind the mass estimate.
+    #[inline(always)]
     pub fn observe(&mut self, now: Observed, mass: Option<f64>) -> Learned {
         let mut learned = Learned::default();
         if self.last_h <= 0.0 {

@@ -7,6 +7,7 @@ use crate::coupling::{
 };
 use crate::laws::{Forces, GapLaw, Partials};
 use crate::step::dynamic::Dynamics;
+use crate::step::kinematic::integrate_step_into;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
 use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
@@ -237,27 +238,35 @@ pub struct StepReport {
 
 /// The end of a step, checked before the instance takes it.
 struct StepEnd {
-    f_mean: f64,
+    /// The dynamic step's `f_mean`, its correction included. None for the kinematic step, whose
+    /// `f_mean` is the impulse over `h`: computed once the step is taken, so that the step's test
+    /// does not wait on the division.
+    planned_f_mean: Option<f64>,
     /// The relative motion at the step's end.
     end: Motion,
-    f_next: Prediction,
 }
 
-impl StepEnd {
-    /// Whether the step leaves every output finite: a finite `f` can still come with an infinite
-    /// `lossPower` (`f_d` near the largest double times `v_rel`).
-    fn is_finite(&self, law: &GapLaw) -> bool {
-        let forces = law.evaluate(self.end.s, self.end.v);
-        self.f_mean.is_finite()
-            && self.end.s.is_finite()
-            && self.end.v.is_finite()
-            && self.end.a.is_finite()
-            && forces.f.is_finite()
-            && forces.f_c.is_finite()
-            && forces.f_d.is_finite()
-            && forces.loss_power.is_finite()
-            && !matches!(self.f_next, Prediction::Known(force) if !force.is_finite())
+/// The largest mean over a step that the step's test lets through as `|integral| <= h *
+/// MEAN_LIMIT` (capped at the largest double, for an `h` that overflows the product): four
+/// rounding steps below the largest double, so that the rounded product and quotient cannot
+/// reach infinity.
+const MEAN_LIMIT: f64 = f64::MAX * (1.0 - 4.0 * f64::EPSILON);
+
+/// Whether every value is finite: `value * 0` is 0 for a finite value and NaN otherwise, and the
+/// probes are summed pairwise, so that the test's latency grows with the logarithm of their
+/// number. A step waits on this test before it commits.
+#[inline(always)]
+fn all_finite<const N: usize>(values: [f64; N]) -> bool {
+    let mut probes = values.map(|value| value * 0.0);
+    let mut len = N;
+    while len > 1 {
+        let half = len / 2;
+        for k in 0..half {
+            probes[k] += probes[k + len - half];
+        }
+        len -= half;
     }
+    N == 0 || probes[0] == 0.0
 }
 
 /// A step refused because its force, motion, energy or prediction is not finite: the inputs,
@@ -450,10 +459,11 @@ impl ElastoGap {
     }
 
     /// The relative acceleration used over the step `[time, time + h]`.
+    #[inline(always)]
     pub fn relative_acceleration(&self, time: f64, h: f64) -> f64 {
         let mode = AccelerationEstimate::from_parameter(self.parameters.acceleration_estimate);
         let history = &self.history;
-        if self.supplied == SuppliedAccelerations::default() {
+        if self.supplied.a.is_none() && self.supplied.b.is_none() {
             // Every estimate is linear in the velocities: one on the relative velocity costs
             // half the divisions of two.
             let now = self.inputs.v_b - self.inputs.v_a;
@@ -518,41 +528,70 @@ impl ElastoGap {
             None
         };
         report.new_estimate = learned.new_estimate;
-        let (mut step_end, planned_over) = match self.effective_mass() {
+        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
+        // what to put back if the step is refused. The kinematic step leaves the coupling alone.
+        let (step_end, planned_over) = match self.effective_mass() {
             Some(mass) => {
-                // The dynamic step plans in the coupling as it goes: what to put back if the
-                // step is refused.
                 let coupling = self.coupling;
                 let step_end = self.dynamic_step(mass, h, next_before, report);
                 (step_end, Some(coupling))
             }
             None => (self.kinematic_step(h, limits, report), None),
         };
-        if self.coupling.f_next_read {
-            // The master reads f_next: made here, so that a step never hands out one that is
-            // not finite.
-            step_end.f_next.make(&self.parameters.law, limits);
-        }
-        let dissipated = report.integral.dissipated;
+        let law = &self.parameters.law;
+        // The master reads f_next: made here, so that a step never hands out one that is not
+        // finite.
+        let next = if self.coupling.f_next_read {
+            match planned_over {
+                Some(_) => self.coupling.f_next.make(law, limits),
+                None => integrate_step(law, step_end.end, h, limits).impulse / h,
+            }
+        } else {
+            0.0
+        };
+        let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
         let e_loss = self.e_loss + dissipated;
-        let q_flow_mean = self.heat_flow(dissipated / h);
-        if !(step_end.is_finite(&self.parameters.law)
-            && report.integral.impulse.is_finite()
-            && dissipated.is_finite()
-            && e_loss.is_finite()
-            && q_flow_mean.is_finite()
-            && self.coupling.last_estimate.is_finite())
-        {
+        // Every output the step leaves must be finite: a finite `f` can still come with an
+        // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
+        // this test, so what is known early is tested apart from the integrals, which come last,
+        // and the means over the step are tested before their divisions by `h` (a division has
+        // three times a multiplication's latency): `|integral| <= h * MEAN_LIMIT` keeps
+        // `integral / h` finite.
+        let end = step_end.end;
+        let forces = law.evaluate(end.s, end.v);
+        let end_finite = all_finite([
+            end.s,
+            end.v,
+            end.a,
+            forces.f,
+            forces.f_c,
+            forces.f_d,
+            forces.loss_power,
+            self.coupling.last_estimate,
+            next,
+        ]);
+        let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
+        let integrals_finite = impulse.abs() <= mean_bound
+            && dissipated.abs() <= mean_bound
+            && step_end.planned_f_mean.is_none_or(f64::is_finite)
+            && e_loss.is_finite();
+        if !(end_finite & integrals_finite) {
             if let Some(coupling) = planned_over {
                 self.coupling = coupling;
             }
             return Err(NonFiniteStep);
         }
-        self.f_mean = step_end.f_mean;
-        self.end_of_step = Some(step_end.end);
-        self.coupling.f_next = step_end.f_next;
+        if planned_over.is_none() {
+            self.coupling.f_next = if self.coupling.f_next_read {
+                Prediction::Known(next)
+            } else {
+                Prediction::Kinematic { start: end, h }
+            };
+        }
+        self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
+        self.end_of_step = Some(end);
         self.e_loss = e_loss;
-        self.q_flow_mean = q_flow_mean;
+        self.q_flow_mean = self.heat_flow(dissipated / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         self.coupling.last_h = h;
@@ -587,18 +626,13 @@ impl ElastoGap {
             v: self.inputs.v_b - self.inputs.v_a,
             a: self.relative_acceleration(self.time, h),
         };
-        let law = &self.parameters.law;
-        report.integral = integrate_step(law, start, h, limits);
-        if let [entering, leaving] = report.integral.transitions() {
-            if entering.entering && !leaving.entering {
-                report.contact_within_step = Some(leaving.tau - entering.tau);
-            }
+        integrate_step_into(&self.parameters.law, start, h, limits, &mut report.integral);
+        if let Some((start, end)) = report.integral.contact_within() {
+            report.contact_within_step = Some(end - start);
         }
-        let end = start.at(h);
         StepEnd {
-            f_mean: report.integral.impulse / h,
-            end,
-            f_next: Prediction::Kinematic { start: end, h },
+            planned_f_mean: None,
+            end: start.at(h),
         }
     }
 
@@ -684,18 +718,18 @@ impl ElastoGap {
             },
             ..dynamics
         };
+        coupling.f_next = Prediction::Dynamic {
+            owed,
+            correction: coupling.correction,
+            master: master_next,
+            dynamics: next_dynamics,
+            h,
+        };
         report.integral = plan.step.integral;
         report.dynamic = true;
         StepEnd {
-            f_mean: plan.force,
+            planned_f_mean: Some(plan.force),
             end: plan.step.end,
-            f_next: Prediction::Dynamic {
-                owed,
-                correction: coupling.correction,
-                master: master_next,
-                dynamics: next_dynamics,
-                h,
-            },
         }
     }
 

@@ -1110,6 +1110,40 @@ fn overflowing_forces_are_refused_or_finite_never_silent() {
     });
 }
 
+/// A mean force of half the largest double held for 4 s: the impulse overflows although the mean
+/// would not. The step tests the integrals before dividing by `h`, and for an `h` that overflows
+/// that bound too, an infinite impulse must still be refused rather than handed out as an
+/// infinite `f_mean`. Half the step length keeps the impulse finite, and that step is taken.
+#[test]
+fn an_impulse_that_overflows_over_a_long_step_is_refused() {
+    let fmu = Fmu::load_default();
+    let law = Law {
+        f_ref: f64::MAX,
+        ..SPRING
+    };
+    for (h, finite) in [(4.0, false), (1.5, true)] {
+        let label = format!("f = -f64::MAX/2 held over h = {h} s");
+        let mut run = Run::start(&fmu, &label, Setup::exact(law));
+        run.set([0.0, 0.0, -0.5, 0.0], None)
+            .unwrap_or_else(|m| panic!("{label}: inputs refused: {m}"));
+        match run.step(h) {
+            Ok(out) => {
+                assert!(finite, "{label}: taken, f_mean = {:e}", out.f_mean);
+                let expected = -0.5 * f64::MAX;
+                assert!(
+                    (out.f_mean - expected).abs() <= 1e-12 * expected.abs(),
+                    "{label}: f_mean = {:e}",
+                    out.f_mean
+                );
+            }
+            Err(message) => {
+                assert!(!finite, "{label}: refused: {message}");
+                assert!(message.contains("non-finite"), "{label}: {message}");
+            }
+        }
+    }
+}
+
 /// `f_ref = 0` selects `F = c*s_ref`: the same run with `f_ref = c*s_ref` set explicitly gives
 /// bit-identical outputs. `c = 0` with `f_ref = 0` is no spring, and so no damper either.
 #[test]

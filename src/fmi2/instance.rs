@@ -217,7 +217,8 @@ pub(super) fn run(
     if instance.state == State::Fatal {
         return FATAL;
     }
-    if let Some(message) = call.refusal(instance.interface(), instance.state) {
+    if !call.allows(instance.interface(), instance.state) {
+        let message = call.refusal(instance.interface(), instance.state);
         instance.logger.log(ERROR, Category::StatusError, &message);
         return ERROR;
     }

@@ -172,26 +172,31 @@ impl Call {
         }
     }
 
-    /// Why the call is refused on an instance of `interface` in `state`, if it is. Both messages
-    /// name the state, so an importer's log says where the instance was.
-    pub(super) fn refusal(self, interface: Interface, state: State) -> Option<String> {
+    /// Whether the call is allowed on an instance of `interface` in `state`. Every call asks;
+    /// the message is built only for a refusal, since returning it as an `Option<String>`
+    /// through memory cost a step a tenth of its FMI layer.
+    #[inline(always)]
+    pub(super) fn allows(self, interface: Interface, state: State) -> bool {
         let (states, belongs_to) = self.rule();
-        if let Some(required) = belongs_to.filter(|required| *required != interface) {
-            return Some(format!(
+        states & state as u16 != 0 && belongs_to.is_none_or(|required| required == interface)
+    }
+
+    /// Why `allows` refuses the call. Both messages name the state, so an importer's log says
+    /// where the instance was.
+    pub(super) fn refusal(self, interface: Interface, state: State) -> String {
+        match self.rule().1 {
+            Some(required) if required != interface => format!(
                 "{}: not allowed in state {state:?} of a {} instance: it is a {} function",
                 self.name(),
                 interface_name(interface),
                 interface_name(required)
-            ));
-        }
-        if states & state as u16 == 0 {
-            return Some(format!(
+            ),
+            _ => format!(
                 "{}: not allowed in state {state:?} (the FMI 2.0 {} state machine)",
                 self.name(),
                 interface_name(interface)
-            ));
+            ),
         }
-        None
     }
 
     pub(super) fn name(self) -> &'static str {

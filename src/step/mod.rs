@@ -104,23 +104,46 @@ pub struct StepIntegral {
     /// Integral of lossPower over the step (J), `>= 0`.
     pub dissipated: f64,
     /// The first contact transitions in time order (a quadratic motion crosses `s_rel0` at most
-    /// twice; the dynamic step may bounce more often).
-    pub transitions: [Transition; MAX_TRANSITIONS],
+    /// twice; the dynamic step may bounce more often): their instants and directions, kept apart
+    /// so that an empty integral is a few wide stores (every step starts one).
+    transition_times: [f64; MAX_TRANSITIONS],
+    transitions_entering: [bool; MAX_TRANSITIONS],
     pub transition_count: usize,
     /// Quadrature pieces evaluated (0 when the step had no contact).
     pub substeps: u32,
 }
 
 impl StepIntegral {
+    /// Empty again. The transitions past the count are never read, so they are left as they are.
+    pub(crate) fn clear(&mut self) {
+        self.impulse = 0.0;
+        self.dissipated = 0.0;
+        self.transition_count = 0;
+        self.substeps = 0;
+    }
+
     /// Records a transition; beyond the capacity only the count of the rest is lost.
     pub(crate) fn record(&mut self, tau: f64, entering: bool) {
         if self.transition_count < MAX_TRANSITIONS {
-            self.transitions[self.transition_count] = Transition { tau, entering };
+            self.transition_times[self.transition_count] = tau;
+            self.transitions_entering[self.transition_count] = entering;
             self.transition_count += 1;
         }
     }
 
-    pub fn transitions(&self) -> &[Transition] {
-        &self.transitions[..self.transition_count]
+    /// The transitions kept, in time order.
+    pub fn transitions(&self) -> impl Iterator<Item = Transition> + '_ {
+        let count = self.transition_count.min(MAX_TRANSITIONS);
+        self.transition_times[..count]
+            .iter()
+            .zip(&self.transitions_entering[..count])
+            .map(|(&tau, &entering)| Transition { tau, entering })
+    }
+
+    /// A contact that started and ended inside the step: its start and end.
+    pub fn contact_within(&self) -> Option<(f64, f64)> {
+        let entering = self.transitions_entering;
+        (self.transition_count == 2 && entering[0] && !entering[1])
+            .then(|| (self.transition_times[0], self.transition_times[1]))
     }
 }

@@ -6,6 +6,13 @@ use super::Motion;
 /// changes (a touching double root is no transition).
 pub(crate) fn contact_crossings(motion: Motion, s_rel0: f64, h: f64) -> ([f64; 2], usize) {
     let offset = motion.s - s_rel0;
+    // Most steps stay on one side: where v_rel keeps its sign the motion is monotone, so ends
+    // on the same side mean no crossing. Told without the square root and the two divisions,
+    // on which every step in contact would otherwise wait.
+    let end = motion.at(h);
+    if offset * (end.s - s_rel0) > 0.0 && motion.v * end.v >= 0.0 {
+        return ([0.0; 2], 0);
+    }
     let half_a = 0.5 * motion.a;
     let mut roots = [f64::NAN; 2];
     if half_a == 0.0 {
