@@ -247,10 +247,42 @@ pub const EVENT_INDICATORS: [EventIndicator; 2] =
     [EventIndicator::Contact, EventIndicator::DamperBound];
 
 pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
-    VARIABLES
-        .iter()
-        .find(|v| v.value_reference == value_reference)
+    let row = *ROW_OF_VALUE_REFERENCE.get(value_reference as usize)?;
+    VARIABLES.get(usize::from(row))
 }
+
+/// The row in `VARIABLES` of each value reference (`u8::MAX` where none has it), built at compile
+/// time: every value an importer gets or sets is looked up, and a search of the table cost a step
+/// with supplied input derivatives more than its integration.
+const ROW_OF_VALUE_REFERENCE: [u8; VALUE_REFERENCE_BOUND] = {
+    assert!(VARIABLES.len() < u8::MAX as usize);
+    let mut rows = [u8::MAX; VALUE_REFERENCE_BOUND];
+    let mut k = 0;
+    while k < VARIABLES.len() {
+        let slot = VARIABLES[k].value_reference as usize;
+        assert!(
+            rows[slot] == u8::MAX,
+            "two variables share a value reference"
+        );
+        rows[slot] = k as u8;
+        k += 1;
+    }
+    rows
+};
+
+/// One more than the largest value reference.
+const VALUE_REFERENCE_BOUND: usize = {
+    let mut bound = 0;
+    let mut k = 0;
+    while k < VARIABLES.len() {
+        let after = VARIABLES[k].value_reference as usize + 1;
+        if after > bound {
+            bound = after;
+        }
+        k += 1;
+    }
+    bound
+};
 
 pub fn by_var(var: Var) -> &'static Variable {
     VARIABLES
