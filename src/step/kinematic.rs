@@ -566,17 +566,13 @@ fn integrate_affine_phase<L: ContactLaw>(
     // Mostly v_rel keeps its sign: one piece, outside any loop (see `integrate_step_into`).
     if !(still > t0 && still < t1) {
         let (impulse, dissipated, _) = integrate_affine_piece(law, motion, start, t1);
-        result.impulse += impulse;
-        result.dissipated += dissipated;
-        result.substeps += 1;
+        result.add_piece(impulse, dissipated);
         return;
     }
     let mut start = start;
     for end in [still, t1] {
         let (impulse, dissipated, g_end) = integrate_affine_piece(law, motion, start, end);
-        result.impulse += impulse;
-        result.dissipated += dissipated;
-        result.substeps += 1;
+        result.add_piece(impulse, dissipated);
         start = (end, g_end);
     }
 }

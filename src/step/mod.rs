@@ -122,6 +122,14 @@ impl StepIntegral {
         self.substeps = 0;
     }
 
+    /// Adds one piece's impulse and dissipated energy.
+    #[inline(always)]
+    pub(crate) fn add_piece(&mut self, impulse: f64, dissipated: f64) {
+        self.impulse += impulse;
+        self.dissipated += dissipated;
+        self.substeps += 1;
+    }
+
     /// Records a transition; beyond the capacity only the count of the rest is lost.
     pub(crate) fn record(&mut self, tau: f64, entering: bool) {
         if self.transition_count < MAX_TRANSITIONS {
