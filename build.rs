@@ -9,7 +9,8 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::{env, fs, path::PathBuf};
 use variables::{
-    Causality, Dependency, Kind, Rule, Var, Variability, EVENT_INDICATORS, STATES, UNITS, VARIABLES,
+    Causality, Dependency, Kind, Rule, Var, Variability, EVENT_INDICATORS, STATES,
+    TYPE_DEFINITIONS, UNITS, VARIABLES,
 };
 
 fn main() {
@@ -31,6 +32,7 @@ fn main() {
         )
         .replace("@GENERATION_DATE@", &generation_date())
         .replace("@UNIT_DEFINITIONS@", &unit_definitions())
+        .replace("@TYPE_DEFINITIONS@", &type_definitions())
         .replace("@MODEL_VARIABLES@", &model_variables())
         .replace(
             "@NUMBER_OF_EVENT_INDICATORS@",
@@ -194,6 +196,31 @@ fn unit_definitions() -> String {
     out.trim_end().to_string()
 }
 
+/// `<SimpleType>` elements of the Enumeration types; items are valued from 1 in table order.
+fn type_definitions() -> String {
+    let mut out = String::new();
+    for enumeration in TYPE_DEFINITIONS {
+        writeln!(
+            out,
+            "    <SimpleType name=\"{}\" description=\"{}\">\n      <Enumeration>",
+            xml_escape(enumeration.name),
+            xml_escape(enumeration.description)
+        )
+        .unwrap();
+        for (value, (name, description)) in (1..).zip(enumeration.items) {
+            writeln!(
+                out,
+                "        <Item name=\"{}\" value=\"{value}\" description=\"{}\"/>",
+                xml_escape(name),
+                xml_escape(description)
+            )
+            .unwrap();
+        }
+        writeln!(out, "      </Enumeration>\n    </SimpleType>").unwrap();
+    }
+    out.trim_end().to_string()
+}
+
 fn format_real(x: f64) -> String {
     // `{:?}` is the shortest text that reads back to the same f64.
     format!("{x:?}")
@@ -221,8 +248,8 @@ fn model_variables() -> String {
             Causality::Output | Causality::Local => " initial=\"calculated\"",
         };
         let mut attributes = String::new();
-        match v.kind {
-            Kind::Real => {
+        match (v.kind, v.declared_type) {
+            (Kind::Real, _) => {
                 if let Some(unit) = v.unit {
                     write!(attributes, " unit=\"{}\"", xml_escape(unit)).unwrap();
                 }
@@ -230,14 +257,39 @@ fn model_variables() -> String {
                 {
                     write!(attributes, " derivative=\"{}\"", index_of(*state)).unwrap();
                 }
-                if let Rule::AtLeast(bound) = v.rule {
-                    write!(attributes, " min=\"{}\"", format_real(bound)).unwrap();
+                match v.rule {
+                    Rule::AtLeast(bound) => {
+                        write!(attributes, " min=\"{}\"", format_real(bound)).unwrap()
+                    }
+                    Rule::Within(lo, hi) => write!(
+                        attributes,
+                        " min=\"{}\" max=\"{}\"",
+                        format_real(lo),
+                        format_real(hi)
+                    )
+                    .unwrap(),
+                    // The XML's bounds are inclusive: the open lower one is only in the rule.
+                    Rule::PositiveAtMost(hi) => {
+                        write!(attributes, " max=\"{}\"", format_real(hi)).unwrap()
+                    }
+                    _ => {}
                 }
                 if let Some(start) = v.start {
                     write!(attributes, " start=\"{}\"", format_real(start)).unwrap();
                 }
             }
-            Kind::Integer => {
+            (Kind::Integer, Some(declared)) => {
+                write!(
+                    attributes,
+                    " declaredType=\"{}\"",
+                    xml_escape(declared.name)
+                )
+                .unwrap();
+                if let Some(start) = v.start {
+                    write!(attributes, " start=\"{}\"", start as i64).unwrap();
+                }
+            }
+            (Kind::Integer, None) => {
                 if let Rule::Range(lo, hi) = v.rule {
                     write!(attributes, " min=\"{lo}\" max=\"{hi}\"").unwrap();
                 }
@@ -245,7 +297,7 @@ fn model_variables() -> String {
                     write!(attributes, " start=\"{}\"", start as i64).unwrap();
                 }
             }
-            Kind::Boolean => {
+            (Kind::Boolean, _) => {
                 if let Some(start) = v.start {
                     let text = if start != 0.0 { "true" } else { "false" };
                     write!(attributes, " start=\"{text}\"").unwrap();
@@ -254,6 +306,7 @@ fn model_variables() -> String {
         }
         let element = match v.kind {
             Kind::Real => "Real",
+            Kind::Integer if v.declared_type.is_some() => "Enumeration",
             Kind::Integer => "Integer",
             Kind::Boolean => "Boolean",
         };

@@ -7,13 +7,17 @@
 //! ```text
 //! cargo run --release --example msl_elastogap -- --fmu target/fmu/ElastoGap.fmu --out out/ \
 //!     [--step 0.01] [--coupling best|mean|naive|jacobi|model-exchange] [--m-eff KG]
-//!     [--reference ../shared/msl/ElastoGap/ElastoGap.csv]
+//!     [--reference ../shared/msl/ElastoGap/ElastoGap.csv] [--force-law N] [--laws-figure]
 //! ```
 //! Writes `<out>/ElastoGap_cosim.csv` and `<out>/ElastoGap_cosim.svg` (`ElastoGap_me.*` with
 //! Model Exchange, `ElastoGap_meff.*` with `--m-eff`, `ElastoGap_jacobi.*` /
 //! `ElastoGap_meff_jacobi.*` with `--coupling jacobi`). With `--reference`, prints
 //! the largest deviation of each MSL comparison signal and exits with status 1 if one leaves the
 //! MSL tube (2e-3). Status 2: bad arguments or a failed FMU call.
+//!
+//! `--laws-figure` draws the figure of the MSL ElastoGap documentation instead: the example run
+//! with `forceLaw` SpringDamper, NoPulling and ElastoGap, the force of elastoGap1 of each in one
+//! plot (`<out>/ElastoGap_laws.csv`, `<out>/ElastoGap_laws.svg`).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -31,6 +35,7 @@ use support::Fmu;
 const USAGE: &str = "\
 usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS] [--m-eff KG]
                      [--coupling best|mean|naive|jacobi|model-exchange] [--reference MSL.csv]
+                     [--force-law N] [--laws-figure]
 
   --fmu        the ElastoGap FMU (default: $ELASTOGAP_FMU or target/fmu/ElastoGap.fmu)
   --out        output directory (default: out)
@@ -46,13 +51,18 @@ usage: msl_elastogap [--fmu FILE.fmu] [--out DIR] [--step SECONDS] [--m-eff KG]
                contact). mass2 (1 kg) meets each gap against a fixed wall, and never both gaps at
                once, so its effective mass is 1 kg: --m-eff 1 integrates each contact's own
                dynamics inside the step, right at large steps (co-simulation only)
-  --reference  MSL reference result; compare the comparison signals with it (tube 2e-3)";
+  --reference  MSL reference result; compare the comparison signals with it (tube 2e-3)
+  --force-law  the gaps' parameter forceLaw (default 1, ElastoGap: the MSL law of the example)
+  --laws-figure
+               the figure of the MSL ElastoGap documentation: elastoGap1.f of the example
+               with forceLaw 2 SpringDamper (curve 1), 3 NoPulling (2) and 1 ElastoGap (3)";
 
 struct Args {
     fmu: PathBuf,
     out: PathBuf,
     options: DemoOptions,
     reference: Option<PathBuf>,
+    laws_figure: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -61,6 +71,7 @@ fn parse_args() -> Result<Args, String> {
         out: PathBuf::from("out"),
         options: DemoOptions::default(),
         reference: None,
+        laws_figure: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -100,6 +111,13 @@ fn parse_args() -> Result<Args, String> {
                 args.options.m_eff = m_eff;
             }
             "--reference" => args.reference = Some(PathBuf::from(value()?)),
+            "--force-law" => {
+                let v = value()?;
+                args.options.force_law = v
+                    .parse()
+                    .map_err(|_| format!("--force-law {v}: not an integer"))?;
+            }
+            "--laws-figure" => args.laws_figure = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -137,6 +155,10 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     if !missing.is_empty() {
         return Err(format!("the FMU lacks FMI 2.0 functions: {}", missing.join(", ")).into());
     }
+    if args.laws_figure {
+        laws_figure(&fmu, args)?;
+        return Ok(true);
+    }
     let reference = args
         .reference
         .as_deref()
@@ -150,6 +172,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn Error>> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let stem = match (args.options.coupling, args.options.m_eff > 0.0) {
+        _ if args.options.force_law != 1 => "ElastoGap_law",
         (Coupling::ModelExchange, _) => "ElastoGap_me",
         (Coupling::Jacobi, true) => "ElastoGap_meff_jacobi",
         (Coupling::Jacobi, false) => "ElastoGap_jacobi",
@@ -463,5 +486,111 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
         .label_font(("sans-serif", 13))
         .draw()?;
     root.present()?;
+    Ok(())
+}
+
+/// The curves of the MSL documentation's figure: `forceLaw` and legend.
+const LAW_CURVES: [(i32, &str); 3] = [
+    (
+        2,
+        "1: SpringDamper, the unmodified spring/damper: pulls at the end of each contact",
+    ),
+    (
+        3,
+        "2: NoPulling, pulling forces set to zero: jumps at touch-down",
+    ),
+    (1, "3: ElastoGap, the MSL law: continuous, never pulls"),
+];
+
+/// The example under each law of [`LAW_CURVES`], and elastoGap1.f of each in one plot.
+fn laws_figure(fmu: &std::sync::Arc<Fmu>, args: &Args) -> Result<(), Box<dyn Error>> {
+    let mut runs = Vec::new();
+    for (force_law, _) in LAW_CURVES {
+        let options = DemoOptions {
+            force_law,
+            ..args.options.clone()
+        };
+        runs.push(cosim::run_demo(fmu, &options)?);
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let csv = args.out.join("ElastoGap_laws.csv");
+    let svg = args.out.join("ElastoGap_laws.svg");
+    let mut text = String::from("\"time\"");
+    for (force_law, _) in LAW_CURVES {
+        write!(text, ",\"elastoGap1.f (forceLaw = {force_law})\"")?;
+    }
+    text.push('\n');
+    for (k, row) in runs[0].rows.iter().enumerate() {
+        write!(text, "{}", row.time)?;
+        for run in &runs {
+            write!(text, ",{}", run.rows[k].gap1.f)?;
+        }
+        text.push('\n');
+    }
+    std::fs::write(&csv, text).map_err(|e| format!("cannot write {}: {e}", csv.display()))?;
+
+    let stop = args.options.stop_time;
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for run in &runs {
+        for row in &run.rows {
+            lo = lo.min(row.gap1.f);
+            hi = hi.max(row.gap1.f);
+        }
+    }
+    let pad = 0.05 * (hi - lo).max(1.0);
+    let root = SVGBackend::new(&svg, (1100, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let title = format!(
+        "MSL Translational.Examples.ElastoGap: elastoGap1.f under three force laws ({})",
+        if args.options.coupling == Coupling::ModelExchange {
+            "Model Exchange".to_string()
+        } else {
+            format!("co-simulation, step {} s", args.options.step)
+        }
+    );
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(14)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
+    chart
+        .configure_mesh()
+        .x_desc("time t (s)")
+        .y_desc("force f at flange_b (N)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    let colors = [
+        RGBColor(214, 39, 40),
+        RGBColor(255, 127, 14),
+        RGBColor(31, 119, 180),
+    ];
+    for ((run, (_, label)), color) in runs.iter().zip(LAW_CURVES).zip(colors) {
+        chart
+            .draw_series(LineSeries::new(
+                run.rows.iter().map(|r| (r.time, r.gap1.f)),
+                color.stroke_width(2),
+            ))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    root.present()?;
+    println!("The figure of the MSL ElastoGap documentation, elastoGap1.f under three laws:");
+    for ((force_law, label), run) in LAW_CURVES.iter().zip(&runs) {
+        let most_pulling = run.rows.iter().map(|r| r.gap1.f).fold(0.0, f64::max);
+        println!("  forceLaw = {force_law} ({label}): largest pulling force {most_pulling:.3} N");
+    }
+    println!("  results:   {}", csv.display());
+    println!("  plot:      {}", svg.display());
     Ok(())
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The demo: set up the machine, build and package the FMU, then simulate
 # Modelica.Mechanics.Translational.Examples.ElastoGap with the FMU inside a small Rust master
-# (examples/msl_elastogap.rs), three times: as a co-simulation (two co-simulation instances, 10 ms
+# (examples/msl_elastogap.rs), four times: as a co-simulation (two co-simulation instances, 10 ms
 # steps; out/ElastoGap_cosim.*), with the FMU imported as Model Exchange (an adaptive integrator that
 # locates the FMU's events; out/ElastoGap_me.*), and as a co-simulation with the parameter m_eff = 1 kg
 # (mass2, 1 kg, against a fixed wall: each step integrates the contact's own dynamics; Gauss-Seidel
-# master holding f_mean; out/ElastoGap_meff.*). Results (CSV and plots) go to out/.
+# master holding f_mean; out/ElastoGap_meff.*), then once more under three force laws for the figure of
+# the MSL ElastoGap documentation (out/ElastoGap_laws.*). Results (CSV and plots) go to out/.
 #
 #   bash packaging/demo.sh                                  # the README's first command
 #   bash packaging/demo.sh --reference path/to/ElastoGap.csv
@@ -35,6 +36,9 @@ echo
 run_example --coupling model-exchange --step 0.005 "$@"
 echo
 run_example --m-eff 1 --coupling mean --step 0.01 "$@"
+echo
+# The figure of the MSL ElastoGap documentation (three force laws); no reference to compare with.
+run_example --laws-figure --step 0.001
 
 shopt -s nullglob
 svgs=("$out"/*.svg)

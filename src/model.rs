@@ -5,7 +5,7 @@
 use crate::coupling::{
     held_over, replay, Correction, Coupling, Extrapolation, Observed, Prediction,
 };
-use crate::laws::{Forces, GapLaw, Partials};
+use crate::laws::{ContactLaw, Forces, GapLaw, Law, LawOptions, Partials};
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
@@ -40,7 +40,10 @@ impl AccelerationEstimate {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Parameters {
-    pub law: GapLaw,
+    /// The spring and damper parameters every law shares.
+    pub spring: GapLaw,
+    /// Which law, and the parameters only some laws use.
+    pub options: LawOptions,
     pub use_heat_port: bool,
     pub max_substep_size: f64,
     pub max_substep_count: i32,
@@ -54,13 +57,24 @@ impl Default for Parameters {
     fn default() -> Self {
         let start = |var| by_var(var).start.expect("parameters have a start value");
         Parameters {
-            law: GapLaw {
+            spring: GapLaw {
                 c: start(Var::C),
                 d: start(Var::D),
                 s_rel0: start(Var::SRel0),
                 n: start(Var::N),
                 s_ref: start(Var::SRef),
                 f_ref: start(Var::FRef),
+            },
+            options: LawOptions {
+                force_law: start(Var::ForceLaw) as i32,
+                hysteresis: start(Var::Hysteresis) as i32,
+                chi: start(Var::Chi),
+                e: start(Var::E),
+                v0_min: start(Var::V0Min),
+                d_max: start(Var::DMax),
+                recurdyn_damping: start(Var::RecurDynDamping) as i32,
+                n_d: start(Var::ND),
+                rdf: start(Var::Rdf),
             },
             use_heat_port: start(Var::UseHeatPort) != 0.0,
             max_substep_size: start(Var::MaxSubstepSize),
@@ -213,6 +227,9 @@ pub struct ElastoGap {
     /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
     /// so `contact` reports this rather than the inputs of the moment.
     pub contact_at_event: bool,
+    /// The approach speed (`-v_rel`) at the touch-down of the last contact, for laws whose
+    /// parameters depend on the impact speed (Hunt–Crossley with `e`); 0 before any.
+    pub touchdown_speed: f64,
     /// Co-simulation: the model of the relative motion behind `f_mean` and `f_next`.
     pub coupling: Coupling,
 }
@@ -294,6 +311,7 @@ impl Default for ElastoGap {
             q_flow_mean: 0.0,
             last_step_size: 0.0,
             contact_at_event: false,
+            touchdown_speed: 0.0,
             coupling: Coupling::default(),
         }
     }
@@ -317,9 +335,18 @@ impl ElastoGap {
         })
     }
 
+    /// The law the parameters choose, as the contact under way sees it.
+    pub fn law(&self) -> Law {
+        Law::new(
+            self.parameters.spring,
+            &self.parameters.options,
+            self.touchdown_speed,
+        )
+    }
+
     pub fn forces(&self) -> Forces {
         let motion = self.motion();
-        self.parameters.law.evaluate(motion.s, motion.v)
+        self.law().evaluate(motion.s, motion.v)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -358,12 +385,21 @@ impl ElastoGap {
         let forces = || self.forces();
         let motion = || self.motion();
         match var {
-            Var::C => p.law.c,
-            Var::D => p.law.d,
-            Var::SRel0 => p.law.s_rel0,
-            Var::N => p.law.n,
-            Var::SRef => p.law.s_ref,
-            Var::FRef => p.law.f_ref,
+            Var::C => p.spring.c,
+            Var::D => p.spring.d,
+            Var::SRel0 => p.spring.s_rel0,
+            Var::N => p.spring.n,
+            Var::SRef => p.spring.s_ref,
+            Var::FRef => p.spring.f_ref,
+            Var::ForceLaw => f64::from(p.options.force_law),
+            Var::Hysteresis => f64::from(p.options.hysteresis),
+            Var::Chi => p.options.chi,
+            Var::E => p.options.e,
+            Var::V0Min => p.options.v0_min,
+            Var::DMax => p.options.d_max,
+            Var::RecurDynDamping => f64::from(p.options.recurdyn_damping),
+            Var::ND => p.options.n_d,
+            Var::Rdf => p.options.rdf,
             Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
             Var::MaxSubstepSize => p.max_substep_size,
             Var::MaxSubstepCount => f64::from(p.max_substep_count),
@@ -394,7 +430,7 @@ impl ElastoGap {
                 Interface::CoSimulation => self
                     .coupling
                     .f_next
-                    .force(&self.parameters.law, self.substep_limits()),
+                    .force(&self.law(), self.substep_limits()),
                 Interface::ModelExchange => self.f_mean,
             },
             Var::MEffEstimate => self.coupling.last_estimate,
@@ -409,7 +445,7 @@ impl ElastoGap {
     pub fn read(&mut self, var: Var) -> f64 {
         if var == Var::FNext && self.interface == Interface::CoSimulation {
             let limits = self.substep_limits();
-            self.coupling.f_next.make(&self.parameters.law, limits);
+            self.coupling.f_next.make(&self.law(), limits);
             self.coupling.f_next_read = true;
         }
         self.value(var)
@@ -420,12 +456,21 @@ impl ElastoGap {
     pub fn set_value(&mut self, var: Var, value: f64) {
         let p = &mut self.parameters;
         match var {
-            Var::C => p.law.c = value,
-            Var::D => p.law.d = value,
-            Var::SRel0 => p.law.s_rel0 = value,
-            Var::N => p.law.n = value,
-            Var::SRef => p.law.s_ref = value,
-            Var::FRef => p.law.f_ref = value,
+            Var::C => p.spring.c = value,
+            Var::D => p.spring.d = value,
+            Var::SRel0 => p.spring.s_rel0 = value,
+            Var::N => p.spring.n = value,
+            Var::SRef => p.spring.s_ref = value,
+            Var::FRef => p.spring.f_ref = value,
+            Var::ForceLaw => p.options.force_law = value as i32,
+            Var::Hysteresis => p.options.hysteresis = value as i32,
+            Var::Chi => p.options.chi = value,
+            Var::E => p.options.e = value,
+            Var::V0Min => p.options.v0_min = value,
+            Var::DMax => p.options.d_max = value,
+            Var::RecurDynDamping => p.options.recurdyn_damping = value as i32,
+            Var::ND => p.options.n_d = value,
+            Var::Rdf => p.options.rdf = value,
             Var::UseHeatPort => p.use_heat_port = value != 0.0,
             Var::MaxSubstepSize => p.max_substep_size = value,
             Var::MaxSubstepCount => p.max_substep_count = value as i32,
@@ -517,13 +562,26 @@ impl ElastoGap {
     /// What the step did goes to `report`, which starts as the default; a caller stepping in a
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
+        let law = self.law();
+        crate::with_law!(&law, law => self.do_step_with(law, h, report))
+    }
+
+    /// [`Self::do_step`] with the chosen law as its own type, so that the integrators are
+    /// compiled for it.
+    #[inline(always)]
+    fn do_step_with<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        h: f64,
+        report: &mut StepReport,
+    ) -> Result<(), NonFiniteStep> {
         let time = self.time;
         let observed = self.observed();
         let learned = self.coupling.observe(observed, self.effective_mass());
         let limits = self.substep_limits();
         // What a master that steps all units at once holds over this step: the f_next it read.
         let next_before = if self.coupling.f_next_read {
-            Some(self.coupling.f_next.make(&self.parameters.law, limits))
+            Some(self.coupling.f_next.make(law, limits))
         } else {
             None
         };
@@ -533,12 +591,17 @@ impl ElastoGap {
         let (step_end, planned_over) = match self.effective_mass() {
             Some(mass) => {
                 let coupling = self.coupling;
-                let step_end = self.dynamic_step(mass, h, next_before, report);
+                let step_end = self.dynamic_step(law, mass, h, next_before, report);
                 (step_end, Some(coupling))
             }
-            None => (self.kinematic_step(h, limits, report), None),
+            None => (self.kinematic_step(law, h, limits, report), None),
         };
-        let law = &self.parameters.law;
+        // A contact that touched down inside the step goes on under the law as it touched down.
+        let touched = report
+            .integral
+            .touchdown_v_rel
+            .and_then(|v_rel| law.touched_down(v_rel));
+        let law = touched.as_ref().unwrap_or(law);
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
         let next = if self.coupling.f_next_read {
@@ -615,18 +678,27 @@ impl ElastoGap {
         }
         self.coupling.last_contact_impulse = report.integral.impulse;
         self.coupling.last_dissipated = dissipated;
+        if let Some(v_rel) = report.integral.touchdown_v_rel {
+            self.touchdown_speed = -v_rel;
+        }
         self.time = time + h;
         self.last_step_size = h;
         Ok(())
     }
 
-    fn kinematic_step(&self, h: f64, limits: SubstepLimits, report: &mut StepReport) -> StepEnd {
+    fn kinematic_step<L: ContactLaw>(
+        &self,
+        law: &L,
+        h: f64,
+        limits: SubstepLimits,
+        report: &mut StepReport,
+    ) -> StepEnd {
         let start = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
             a: self.relative_acceleration(self.time, h),
         };
-        integrate_step_into(&self.parameters.law, start, h, limits, &mut report.integral);
+        integrate_step_into(law, start, h, limits, &mut report.integral);
         if let Some((start, end)) = report.integral.contact_within() {
             report.contact_within_step = Some(end - start);
         }
@@ -636,8 +708,9 @@ impl ElastoGap {
         }
     }
 
-    fn dynamic_step(
+    fn dynamic_step<L: ContactLaw>(
         &mut self,
+        law: &L,
         mass: f64,
         h: f64,
         next_before: Option<f64>,
@@ -662,7 +735,6 @@ impl ElastoGap {
             a_ext,
             tolerance: self.parameters.relative_tolerance,
         };
-        let law = &self.parameters.law;
         let master = Motion {
             s: self.inputs.s_b - self.inputs.s_a,
             v: self.inputs.v_b - self.inputs.v_a,
@@ -747,8 +819,8 @@ impl ElastoGap {
     pub fn event_indicators(&self) -> [f64; EVENT_INDICATORS.len()] {
         let motion = self.motion();
         EVENT_INDICATORS.map(|indicator| match indicator {
-            EventIndicator::Contact => motion.s - self.parameters.law.s_rel0,
-            EventIndicator::DamperBound => self.parameters.law.bound_indicator(motion.s, motion.v),
+            EventIndicator::Contact => motion.s - self.parameters.spring.s_rel0,
+            EventIndicator::Kink => self.law().kink_indicator(motion.s, motion.v),
         })
     }
 
@@ -775,7 +847,7 @@ impl ElastoGap {
     /// initialization). Returns whether the contact changed.
     pub fn update_at_event(&mut self) -> bool {
         let motion = self.motion();
-        let law = &self.parameters.law;
+        let law = &self.parameters.spring;
         // A solver reports a contact event at a located root, which may lie a rounding error on
         // either side of s_rel0. There the side the motion is heading to decides, or contact
         // would stay unset until the next event although the flanges are pressing in.
@@ -788,8 +860,20 @@ impl ElastoGap {
         };
         let changed = contact != self.contact_at_event;
         self.contact_at_event = contact;
+        if changed && contact {
+            self.touchdown_speed = -motion.v;
+        }
         self.f_mean = self.forces().f;
         changed
+    }
+
+    /// The end of initialization, in either interface: a contact under way at the start counts
+    /// as touched down at the start's approach speed.
+    pub fn begin_run(&mut self) {
+        let motion = self.motion();
+        if motion.s < self.parameters.spring.s_rel0 {
+            self.touchdown_speed = -motion.v;
+        }
     }
 
     /// Model Exchange: an accepted integrator step; `f_mean` holds the force there.
@@ -805,7 +889,7 @@ impl ElastoGap {
             return if output == Var::ELoss { 1.0 } else { 0.0 };
         }
         let motion = self.motion();
-        let partials: Partials = self.parameters.law.partials(motion.s, motion.v);
+        let partials: Partials = self.law().partials(motion.s, motion.v);
         // Each input enters only through s_rel or v_rel, with sign -1 at flange_a.
         let (ds, dv) = match input {
             Var::FlangeBS => (1.0, 0.0),
@@ -837,7 +921,7 @@ impl ElastoGap {
             return None;
         }
         let motion = self.motion();
-        let partials = self.parameters.law.partials(motion.s, motion.v);
+        let partials = self.law().partials(motion.s, motion.v);
         let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
         Some(match output {
             Var::F => along(partials.f_ds(), partials.f_dv()),

@@ -11,11 +11,14 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 3: the effective mass, the tolerance and the co-simulation coupling (owed motion, external
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 /// 4: whether the master reads `f_next` was added (the prediction is made when it is first read).
-const FORMAT_VERSION: u32 = 4;
+/// 5: the force law's choice and parameters, and the touch-down speed of the last contact.
+const FORMAT_VERSION: u32 = 5;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 79;
+const FIELD_COUNT: usize = 89;
 /// The slot of the flag whether the master reads `f_next`.
 const F_NEXT_READ_SLOT: usize = 78;
+/// The slots of the law's three Enumeration choices: forceLaw, hysteresis, recurDynDamping.
+const CHOICE_SLOTS: [usize; 3] = [79, 80, 85];
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;
@@ -27,12 +30,12 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let flag = |present: bool| f64::from(u8::from(present));
     let p = &mut model.parameters;
     for value in [
-        &mut p.law.c,
-        &mut p.law.d,
-        &mut p.law.s_rel0,
-        &mut p.law.n,
-        &mut p.law.s_ref,
-        &mut p.law.f_ref,
+        &mut p.spring.c,
+        &mut p.spring.d,
+        &mut p.spring.s_rel0,
+        &mut p.spring.n,
+        &mut p.spring.s_ref,
+        &mut p.spring.f_ref,
         &mut p.max_substep_size,
     ] {
         visitor(value);
@@ -185,6 +188,23 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut f_next_read = flag(c.f_next_read);
     visitor(&mut f_next_read);
     c.f_next_read = f_next_read != 0.0;
+
+    let o = &mut model.parameters.options;
+    let mut force_law = f64::from(o.force_law);
+    let mut hysteresis = f64::from(o.hysteresis);
+    visitor(&mut force_law);
+    visitor(&mut hysteresis);
+    for value in [&mut o.chi, &mut o.e, &mut o.v0_min, &mut o.d_max] {
+        visitor(value);
+    }
+    let mut recurdyn_damping = f64::from(o.recurdyn_damping);
+    visitor(&mut recurdyn_damping);
+    visitor(&mut o.n_d);
+    visitor(&mut o.rdf);
+    o.force_law = force_law as i32;
+    o.hysteresis = hysteresis as i32;
+    o.recurdyn_damping = recurdyn_damping as i32;
+    visitor(&mut model.touchdown_speed);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -192,7 +212,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), String> {
     let mut copy = *model;
     let limits = copy.substep_limits();
-    let f_next = copy.coupling.f_next.make(&copy.parameters.law, limits);
+    let f_next = copy.coupling.f_next.make(&copy.law(), limits);
     if !f_next.is_finite() {
         return Err(format!(
             "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
@@ -267,6 +287,9 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
     check_integer_slot(F_NEXT_READ_SLOT, 0.0, 1.0);
+    for slot in CHOICE_SLOTS {
+        check_integer_slot(slot, any_i32.0, any_i32.1);
+    }
     // Mass estimates are never negative, and an adopted one (57) was published (63) first.
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
         malformed = true;
@@ -303,7 +326,7 @@ mod tests {
     #[test]
     fn round_trip_is_bit_identical_and_corruption_is_refused() {
         let mut model = ElastoGap::new(Interface::CoSimulation, 0.25);
-        model.parameters.law.c = 1e4;
+        model.parameters.spring.c = 1e4;
         model.parameters.use_heat_port = true;
         model.inputs.s_b = -0.01;
         model.inputs.v_b = -1.0;
@@ -322,7 +345,7 @@ mod tests {
             Prediction::Kinematic { .. }
         ));
         let limits = model.substep_limits();
-        model.coupling.f_next.make(&model.parameters.law, limits);
+        model.coupling.f_next.make(&model.law(), limits);
         assert_eq!(back, model);
 
         let mut truncated = bytes.to_vec();

@@ -19,6 +19,15 @@ pub enum Var {
     AccelerationEstimate,
     MEff,
     RelativeTolerance,
+    ForceLaw,
+    Hysteresis,
+    Chi,
+    E,
+    V0Min,
+    DMax,
+    RecurDynDamping,
+    ND,
+    Rdf,
     FlangeAS,
     FlangeAV,
     FlangeBS,
@@ -76,6 +85,10 @@ pub enum Rule {
     Positive,
     /// Integer in `[lo, hi]`.
     Range(i32, i32),
+    /// Finite and in `[lo, hi]`.
+    Within(f64, f64),
+    /// Finite, `> 0` and `<= hi`.
+    PositiveAtMost(f64),
 }
 
 impl Rule {
@@ -86,6 +99,8 @@ impl Rule {
             Rule::AtLeast(bound) => value.is_finite() && value >= bound,
             Rule::Positive => value.is_finite() && value > 0.0,
             Rule::Range(lo, hi) => value >= f64::from(lo) && value <= f64::from(hi),
+            Rule::Within(lo, hi) => value >= lo && value <= hi,
+            Rule::PositiveAtMost(hi) => value > 0.0 && value <= hi,
         }
     }
 
@@ -97,6 +112,8 @@ impl Rule {
             Rule::AtLeast(bound) => format!("a finite number >= {bound}"),
             Rule::Positive => "a finite number > 0".to_string(),
             Rule::Range(lo, hi) => format!("an integer from {lo} to {hi}"),
+            Rule::Within(lo, hi) => format!("a finite number from {lo} to {hi}"),
+            Rule::PositiveAtMost(hi) => format!("a finite number > 0 and <= {hi}"),
         }
     }
 }
@@ -121,6 +138,9 @@ pub struct Variable {
     pub start: Option<f64>,
     pub unit: Option<&'static str>,
     pub rule: Rule,
+    /// The Enumeration type of an Integer-valued choice (`<Enumeration declaredType=...>` in the
+    /// XML, read and written with `fmi2GetInteger`/`fmi2SetInteger`).
+    pub declared_type: Option<&'static Enumeration>,
     pub description: &'static str,
     /// Inputs this output depends on directly (no step between); empty for outputs whose value
     /// only changes in `fmi2DoStep`.
@@ -156,11 +176,86 @@ macro_rules! variable {
             start: $start,
             unit: $unit,
             rule: $rule,
+            declared_type: None,
             description: $description,
             depends_on: $depends_on,
         }
     };
 }
+
+/// A fixed parameter that chooses an item of an Enumeration type.
+macro_rules! choice {
+    ($var:ident, $name:literal, $vr:literal, $type:expr, $start:literal, $description:literal) => {
+        Variable {
+            var: Var::$var,
+            name: $name,
+            value_reference: $vr,
+            kind: Integer,
+            causality: Parameter,
+            variability: Fixed,
+            start: Some($start),
+            unit: None,
+            rule: Rule::Range(1, $type.items.len() as i32),
+            declared_type: Some(&$type),
+            description: $description,
+            depends_on: NO_DEPENDENCY,
+        }
+    };
+}
+
+/// An FMI Enumeration type; its items are valued 1, 2, ... in this order.
+#[derive(Debug)]
+pub struct Enumeration {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Name and description of each item.
+    pub items: &'static [(&'static str, &'static str)],
+}
+
+impl Enumeration {
+    /// The name of the item with this value, if there is one.
+    pub fn item(&self, value: i32) -> Option<&'static str> {
+        let index = usize::try_from(value).ok()?.checked_sub(1)?;
+        self.items.get(index).map(|(name, _)| *name)
+    }
+}
+
+pub const FORCE_LAW: Enumeration = Enumeration {
+    name: "ForceLaw",
+    description: "The normal force law of the contact (delta = s_rel0 - s_rel, F_c = f_ref*(delta/s_ref)^n, f = -F_n)",
+    items: &[
+        ("ElastoGap", "MSL 4.1 ElastoGap: spring and damper, the damper force bounded by the spring force (never pulls)"),
+        ("SpringDamper", "F_n = F_c + d*der(delta) while in contact, unbounded (pulls before lift-off)"),
+        ("NoPulling", "F_n = max(0, F_c + d*der(delta)) (jumps at touch-down)"),
+        ("HuntCrossley", "F_n = max(0, F_c*(1 + chi*der(delta))), chi given or from the coefficient of restitution e (parameter hysteresis)"),
+        ("AdamsImpact", "MSC Adams IMPACT: F_n = max(0, F_c + STEP(delta, 0, 0, d_max, d)*der(delta))"),
+        ("RecurDynContact", "RecurDyn contact: F_n = F_c + c_d(delta)*der(delta)*r, c_d by recurDynDamping, r = rdf while separating"),
+    ],
+};
+
+pub const HYSTERESIS: Enumeration = Enumeration {
+    name: "Hysteresis",
+    description: "The hysteresis damping factor chi of the HuntCrossley law, from the coefficient of restitution e and the approach speed v0 at touch-down",
+    items: &[
+        ("Given", "chi = parameter chi"),
+        ("HuntCrossley", "chi = 3*(1 - e)/(2*v0) (Hunt and Crossley 1975)"),
+        ("LankaraniNikravesh", "chi = 3*(1 - e^2)/(4*v0) (Lankarani and Nikravesh 1990)"),
+        ("Flores", "chi = 8*(1 - e)/(5*e*v0) (Flores et al. 2011)"),
+        ("Gonthier", "chi = (1 - e^2)/(e*v0) (Gonthier et al. 2004)"),
+    ],
+};
+
+pub const RECURDYN_DAMPING: Enumeration = Enumeration {
+    name: "RecurDynDamping",
+    description: "How the RecurDynContact damping coefficient c_d grows with the penetration",
+    items: &[
+        ("Power", "c_d = d*(delta/s_ref)^n_d"),
+        ("Step", "c_d = STEP(delta, 0, 0, d_max, d)"),
+    ],
+};
+
+/// The Enumeration types of the interface, in the order of `<TypeDefinitions>`.
+pub const TYPE_DEFINITIONS: [&Enumeration; 3] = [&FORCE_LAW, &HYSTERESIS, &RECURDYN_DAMPING];
 
 /// Value references are unique across all types so that a reference alone names a variable.
 #[rustfmt::skip]
@@ -189,6 +284,24 @@ pub const VARIABLES: &[Variable] = &[
         "Co-simulation: effective (reduced) mass of the relative motion as the contact sees it: the body's mass for a body on a fixed housing, m_a*m_b/(m_a + m_b) for two bodies. With it, each step integrates the relative motion under the contact's own force, exact at any step size for a body on a housing. 0 (default): estimated from the master's answers to the first contact (output m_eff_estimate)"),
     variable!(RelativeTolerance, "relativeTolerance", 16, Real, Parameter, Tunable, Some(1e-6), Some("1"), Rule::Positive, NO_DEPENDENCY,
         "Relative accuracy of the adaptive integration inside a step for laws without a closed form (n != 1) (> 0)"),
+    choice!(ForceLaw, "forceLaw", 40, FORCE_LAW, 1.0,
+        "Normal force law (ForceLaw): 1 ElastoGap (MSL 4.1, default), 2 SpringDamper, 3 NoPulling, 4 HuntCrossley, 5 AdamsImpact, 6 RecurDynContact"),
+    choice!(Hysteresis, "hysteresis", 41, HYSTERESIS, 3.0,
+        "HuntCrossley law: how chi is obtained (Hysteresis): 1 Given (parameter chi), 2 HuntCrossley, 3 LankaraniNikravesh (default), 4 Flores, 5 Gonthier, from e and the approach speed at touch-down"),
+    variable!(Chi, "chi", 42, Real, Parameter, Tunable, Some(0.0), Some("s/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "HuntCrossley law with hysteresis = Given: the hysteresis damping factor chi (>= 0)"),
+    variable!(E, "e", 43, Real, Parameter, Tunable, Some(0.8), Some("1"), Rule::PositiveAtMost(1.0), NO_DEPENDENCY,
+        "HuntCrossley law: the coefficient of restitution chi is made for (> 0 and <= 1)"),
+    variable!(V0Min, "v0_min", 44, Real, Parameter, Tunable, Some(1e-3), Some("m/s"), Rule::Positive, NO_DEPENDENCY,
+        "HuntCrossley law: the smallest approach speed chi is computed with, for a contact that starts at rest or grazing (> 0)"),
+    variable!(DMax, "d_max", 45, Real, Parameter, Tunable, Some(1e-4), Some("m"), Rule::Positive, NO_DEPENDENCY,
+        "AdamsImpact law and RecurDynContact with Step damping: the penetration at which the damping reaches d (Adams IMPACT: d, the penetration of full damping cmax) (> 0)"),
+    choice!(RecurDynDamping, "recurDynDamping", 46, RECURDYN_DAMPING, 1.0,
+        "RecurDynContact law: the damping coefficient's growth with penetration (RecurDynDamping): 1 Power d*(delta/s_ref)^n_d (default), 2 Step STEP(delta, 0, 0, d_max, d)"),
+    variable!(ND, "n_d", 47, Real, Parameter, Tunable, Some(1.0), Some("1"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "RecurDynContact law with Power damping: the exponent of the penetration in the damping coefficient, c_d = d*(delta/s_ref)^n_d (RecurDyn: indentation exponent of the damping) (>= 0)"),
+    variable!(Rdf, "rdf", 48, Real, Parameter, Tunable, Some(0.001), Some("1"), Rule::Within(0.0, 1.0), NO_DEPENDENCY,
+        "RecurDynContact law: the rebound damping factor, the share of the damping while the bodies separate (RecurDyn: RDF) (0 to 1)"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
@@ -238,13 +351,13 @@ pub const STATES: [(Var, Var); 1] = [(Var::ELoss, Var::DerELoss)];
 pub enum EventIndicator {
     /// `s_rel - s_rel0`: contact starts where it falls through 0 and ends where it rises through 0.
     Contact,
-    /// `|d*v_rel| + f_c`: positive where the damper force is bounded by the spring force. It only
-    /// touches 0 where v_rel = 0 outside contact, so free flight raises no events.
-    DamperBound,
+    /// The law's kink indicator: in contact, its sign changes where the law switches branch. For
+    /// ElastoGap `|d*v_rel| + f_c`, positive where the damper force is bounded by the spring force;
+    /// it only touches 0 where v_rel = 0 outside contact, so free flight raises no events.
+    Kink,
 }
 
-pub const EVENT_INDICATORS: [EventIndicator; 2] =
-    [EventIndicator::Contact, EventIndicator::DamperBound];
+pub const EVENT_INDICATORS: [EventIndicator; 2] = [EventIndicator::Contact, EventIndicator::Kink];
 
 pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
     let row = *ROW_OF_VALUE_REFERENCE.get(value_reference as usize)?;
@@ -303,6 +416,7 @@ pub const UNITS: &[(&str, i32, i32, i32)] = &[
     ("m/s", 0, 1, -1),
     ("W", 1, 2, -3),
     ("J", 1, 2, -2),
+    ("s/m", 0, -1, 1),
 ];
 
 /// A canonical text of everything in the table that an importer relies on; the GUID is its hash,
@@ -310,9 +424,12 @@ pub const UNITS: &[(&str, i32, i32, i32)] = &[
 pub fn interface_fingerprint() -> String {
     let mut text = String::new();
     text.push_str(&format!("states {STATES:?} events {EVENT_INDICATORS:?}\n"));
+    for enumeration in TYPE_DEFINITIONS {
+        text.push_str(&format!("{enumeration:?}\n"));
+    }
     for v in VARIABLES {
         text.push_str(&format!(
-            "{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}\n",
+            "{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}\n",
             v.name,
             v.value_reference,
             v.kind,
@@ -321,7 +438,8 @@ pub fn interface_fingerprint() -> String {
             v.start.map(f64::to_bits),
             v.unit,
             v.rule,
-            v.depends_on
+            v.depends_on,
+            v.declared_type.map(|t| t.name)
         ));
     }
     text

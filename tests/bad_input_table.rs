@@ -945,6 +945,41 @@ const CASES: &[(&str, Case)] = &[
             exit_with(i, Var::RelativeTolerance, 0.0)
         })
     }),
+    ("forceLaw-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::ForceLaw, 7.0))
+    }),
+    ("hysteresis-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::Hysteresis, 0.0))
+    }),
+    ("negative-chi", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::Chi, -0.1))
+    }),
+    ("e-not-in-unit-interval", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::E, 0.0))
+    }),
+    ("e-above-1", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::E, 1.5))
+    }),
+    ("v0_min-not-positive", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::V0Min, 0.0))
+    }),
+    ("d_max-not-positive", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::DMax, -1e-3))
+    }),
+    ("recurDynDamping-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::RecurDynDamping, 3.0)
+        })
+    }),
+    ("negative-n_d", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::ND, -1.0))
+    }),
+    ("rdf-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::Rdf, f64::NAN))
+    }),
+    ("fixed-forceLaw-while-running", |fmu| {
+        call(fmu, running, |i| set(i, Var::ForceLaw, 4.0))
+    }),
     ("tunable-parameter-while-running", |fmu| {
         call(fmu, instantiated, |i| tune_while_running(i, Var::N, 0.5))
     }),

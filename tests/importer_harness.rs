@@ -63,15 +63,7 @@ fn real_vrs(inst: &Instance, names: &[&str]) -> Vec<u32> {
 /// Sets `name` with the setter of its type in the model description (Integers and Booleans given
 /// as f64), as fmusim's `--start-value` does.
 fn set(inst: &mut Instance, name: &str, value: f64) -> Status {
-    let fmu = Arc::clone(inst.fmu());
-    let variable = fmu.model_description.var(name);
-    let reference = [variable.value_reference];
-    match variable.var_type {
-        VarType::Real => inst.set_real(&reference, &[value]),
-        VarType::Integer => inst.set_integer(&reference, &[value as i32]),
-        VarType::Boolean => inst.set_boolean(&reference, &[value != 0.0]),
-        other => panic!("{name} is {other:?}"),
-    }
+    inst.set_by_name(name, value)
 }
 
 /// Parameters (and start inputs) in the Instantiated state, then the usual initialization.
@@ -208,13 +200,14 @@ fn read_every_variable(inst: &mut Instance) {
             .collect()
     };
     let reals = of_type(VarType::Real);
-    let integers = of_type(VarType::Integer);
+    // An Enumeration is read and written as an Integer (FMI 2.0, 2.2.7).
+    let integers: Vec<u32> = [of_type(VarType::Integer), of_type(VarType::Enumeration)].concat();
     let booleans = of_type(VarType::Boolean);
     assert!(!reals.is_empty() && !integers.is_empty() && !booleans.is_empty());
     assert_eq!(
         reals.len() + integers.len() + booleans.len(),
         md.variables.len(),
-        "only Real, Integer and Boolean variables expected"
+        "only Real, Integer, Enumeration and Boolean variables expected"
     );
 
     let (status, all) = inst.get_real(&reals);

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::ffi::{c_void, CStr, CString};
 
 use elastogap::fmi2::*;
+use elastogap::laws::ForceLaw;
 use elastogap::variables::{by_var, Kind, Var, STATES, VARIABLES};
 use fmi_sys::fmi2::{
     fmi2Boolean, fmi2CallbackFunctions, fmi2CallbackLogger, fmi2Component,
@@ -311,6 +312,15 @@ impl Instance {
         (status == OK).then_some(value[0])
     }
 
+    pub fn get_integer(&self, var: Var) -> Option<i32> {
+        let vr = [by_var(var).value_reference];
+        let mut value = [0];
+        let status = self.call("fmi2GetInteger", |c| unsafe {
+            fmi2GetInteger(c, vr.as_ptr(), 1, value.as_mut_ptr())
+        });
+        (status == OK).then_some(value[0])
+    }
+
     pub fn set_reals(&self, values: &[(Var, f64)]) -> fmi2Status {
         let vrs: Vec<fmi2ValueReference> = values
             .iter()
@@ -360,14 +370,27 @@ impl Instance {
         }
         let (f, f_c, f_d) = (value(Var::F), value(Var::FC), value(Var::FD));
         let loss_power = value(Var::LossPower);
-        assert!(f <= 0.0, "{context}: f = {f} > 0 (the gap never pulls)");
+        let law = self.get_integer(Var::ForceLaw).and_then(ForceLaw::from_index)?;
+        // ElastoGap bounds the damper by the spring; NoPulling, Hunt-Crossley and Adams' IMPACT
+        // clamp the force at 0; SpringDamper and RecurDyn's contact may pull, as in those tools.
+        if matches!(
+            law,
+            ForceLaw::ElastoGap
+                | ForceLaw::NoPulling
+                | ForceLaw::HuntCrossley
+                | ForceLaw::AdamsImpact
+        ) {
+            assert!(f <= 0.0, "{context}: f = {f} > 0 under {law:?}, which never pulls");
+        }
+        if law == ForceLaw::ElastoGap {
+            assert!(
+                f_d.abs() <= -f_c,
+                "{context}: |f_d| = {} exceeds |f_c| = {}",
+                f_d.abs(),
+                -f_c
+            );
+        }
         assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
-        assert!(
-            f_d.abs() <= -f_c,
-            "{context}: |f_d| = {} exceeds |f_c| = {}",
-            f_d.abs(),
-            -f_c
-        );
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
         if contact_follows_motion {
             self.check_contact(

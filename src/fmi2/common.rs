@@ -214,6 +214,7 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
         if instance.interface() == Interface::ModelExchange {
             instance.model.update_at_event();
         }
+        instance.model.begin_run();
         instance.state = State::running(instance.interface());
         Ok(())
     })

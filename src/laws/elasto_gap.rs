@@ -78,7 +78,7 @@ impl GapLaw {
     }
 
     /// False for a NaN `s_rel`, as every comparison with NaN is.
-    fn in_contact(&self, s_rel: f64) -> bool {
+    pub(crate) fn in_contact(&self, s_rel: f64) -> bool {
         s_rel < self.s_rel0
     }
 
@@ -89,6 +89,18 @@ impl GapLaw {
     #[inline(always)]
     fn compression(&self, s_rel: f64) -> f64 {
         (self.s_rel0 - s_rel) * (1.0 / self.s_ref)
+    }
+
+    /// The spring part `f_c` and its slope `df_c/ds_rel` (>= 0), 0 out of contact: what every
+    /// law of [`super`] builds on.
+    pub(crate) fn spring_force_and_slope(&self, s_rel: f64) -> (f64, f64) {
+        if !self.in_contact(s_rel) {
+            return (0.0, 0.0);
+        }
+        let (power, power_slope) = self.compression_power(self.compression(s_rel));
+        let reference = self.reference_force();
+        // d(compression)/d(s_rel) = -1/s_ref: the spring force rises towards 0 as s_rel grows.
+        (-reference * power, reference * power_slope / self.s_ref)
     }
 
     /// The spring part `f_c` in contact.

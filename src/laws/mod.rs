@@ -2,9 +2,21 @@
 //! integrators in [`crate::step`] know a law only through this trait, so a new law is a new file
 //! here. Pure Rust: no FFI, no allocation, nothing about FMI.
 
+mod adams;
+#[cfg(test)]
+mod checks;
+mod choice;
 mod elasto_gap;
+mod hunt_crossley;
+mod recurdyn;
+mod spring_damper;
 
+pub use adams::{step, step_slope, AdamsImpact};
+pub use choice::{ForceLaw, Law, LawOptions};
 pub use elasto_gap::GapLaw;
+pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
+pub use recurdyn::{RecurDynContact, RecurDynDamping};
+pub use spring_damper::SpringDamper;
 
 /// A law's values at one relative position and velocity.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -90,4 +102,15 @@ pub trait ContactLaw {
 
     /// A length that sets the scale of the penetration, for relative tolerances.
     fn length_scale(&self) -> f64;
+
+    /// The law for a contact that touched down at relative velocity `v_rel` (< 0, approaching),
+    /// for laws whose parameters depend on the impact speed; `None` where the law stays as it is.
+    /// The integrators call it at every located touch-down.
+    fn touched_down(&self, v_rel: f64) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = v_rel;
+        None
+    }
 }

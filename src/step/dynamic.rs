@@ -77,6 +77,8 @@ pub fn integrate_dynamics<L: ContactLaw>(
     let (mut x, mut v) = (start.s - s_rel0, start.v);
     let mut t = 0.0;
     let mut in_contact = outside(s_rel0, x) < 0.0;
+    // The law as the contact under way sees it, once it touched down inside this step.
+    let mut touched: Option<L> = None;
     let mut stretches = 0;
     while t < h {
         let budget = MAX_EVALUATIONS.saturating_sub(out.evaluations);
@@ -101,7 +103,10 @@ pub fn integrate_dynamics<L: ContactLaw>(
                     t += tau;
                     if outside(s_rel0, x) < 0.0 {
                         in_contact = true;
-                        out.integral.record(t, true);
+                        out.integral.record(t, true, v);
+                        if let Some(entered) = law.touched_down(v) {
+                            touched = Some(entered);
+                        }
                     } else {
                         t = h;
                     }
@@ -110,6 +115,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
             continue;
         }
         stretches += 1;
+        let law = touched.as_ref().unwrap_or(law);
         let region = law.affine_region(s_rel0 + x, v);
         let stretch = match region {
             Some(region) if stretches < MAX_STRETCHES => {
@@ -140,7 +146,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
         t += elapsed;
         if stretch.stop == StretchEnd::ContactEnd || outside(s_rel0, x) >= 0.0 {
             in_contact = false;
-            out.integral.record(t, false);
+            out.integral.record(t, false, v);
         }
         if elapsed <= 0.0 {
             // No progress (an event at the very start): the next stretch starts on the other
@@ -149,6 +155,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
             out.evaluations = out.evaluations.saturating_add(1);
         }
     }
+    let law = touched.as_ref().unwrap_or(law);
     let force = law.evaluate(s_rel0 + x, v).f;
     out.end = Motion {
         s: s_rel0 + x,

@@ -514,6 +514,14 @@ pub fn integrate_step_into<L: ContactLaw>(
     // 900-instruction step).
     if crossing_count == 0 {
         if motion.at(0.5 * h).s < s_rel0 {
+            // A step that starts on s_rel0 and goes in touches down at its start.
+            let touched = if motion.s >= s_rel0 {
+                result.touchdown_v_rel = Some(motion.v);
+                law.touched_down(motion.v)
+            } else {
+                None
+            };
+            let law = touched.as_ref().unwrap_or(law);
             integrate_contact_phase(law, motion, still, (0.0, h), h, limits, result);
         }
         return;
@@ -522,10 +530,18 @@ pub fn integrate_step_into<L: ContactLaw>(
     for &t1 in crossings[..crossing_count].iter().chain([&h]) {
         if t1 > t0 {
             let in_contact = motion.at(0.5 * (t0 + t1)).s < s_rel0;
+            let v0 = motion.at(t0).v;
             if t0 > 0.0 {
-                result.record(t0, in_contact);
+                result.record(t0, in_contact, v0);
             }
             if in_contact {
+                let touched = if t0 > 0.0 || motion.s >= s_rel0 {
+                    result.touchdown_v_rel = Some(v0);
+                    law.touched_down(v0)
+                } else {
+                    None
+                };
+                let law = touched.as_ref().unwrap_or(law);
                 integrate_contact_phase(law, motion, still, (t0, t1), h, limits, result);
             }
         }

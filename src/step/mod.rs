@@ -109,6 +109,9 @@ pub struct StepIntegral {
     transition_times: [f64; MAX_TRANSITIONS],
     transitions_entering: [bool; MAX_TRANSITIONS],
     pub transition_count: usize,
+    /// The relative velocity at the last touch-down inside the step: laws whose parameters
+    /// depend on the impact speed keep it for the rest of the contact.
+    pub touchdown_v_rel: Option<f64>,
     /// Quadrature pieces evaluated (0 when the step had no contact).
     pub substeps: u32,
 }
@@ -119,6 +122,7 @@ impl StepIntegral {
         self.impulse = 0.0;
         self.dissipated = 0.0;
         self.transition_count = 0;
+        self.touchdown_v_rel = None;
         self.substeps = 0;
     }
 
@@ -130,8 +134,12 @@ impl StepIntegral {
         self.substeps += 1;
     }
 
-    /// Records a transition; beyond the capacity only the count of the rest is lost.
-    pub(crate) fn record(&mut self, tau: f64, entering: bool) {
+    /// Records a transition at relative velocity `v_rel`; beyond the capacity only the count of
+    /// the rest is lost.
+    pub(crate) fn record(&mut self, tau: f64, entering: bool, v_rel: f64) {
+        if entering {
+            self.touchdown_v_rel = Some(v_rel);
+        }
         if self.transition_count < MAX_TRANSITIONS {
             self.transition_times[self.transition_count] = tau;
             self.transitions_entering[self.transition_count] = entering;

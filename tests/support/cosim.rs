@@ -116,6 +116,8 @@ pub struct DemoOptions {
     /// against a wall) to integrate the contact's own dynamics in each step; 0 (the FMU's default)
     /// leaves it to the FMU's estimate after the first contact.
     pub m_eff: f64,
+    /// The gaps' parameter `forceLaw` (1: ElastoGap, the MSL law of the example).
+    pub force_law: i32,
 }
 
 impl Default for DemoOptions {
@@ -126,6 +128,7 @@ impl Default for DemoOptions {
             stop_time: STOP_TIME,
             mass1_substeps: 10,
             m_eff: 0.0,
+            force_law: 1,
         }
     }
 }
@@ -267,7 +270,8 @@ pub fn check(status: Status, call: &str, instance: &Instance) -> Result<(), Stri
 }
 
 impl Gap {
-    fn new(fmu: &Arc<Fmu>, name: &str, stop_time: f64, m_eff: f64) -> Result<Gap, String> {
+    fn new(fmu: &Arc<Fmu>, name: &str, options: &DemoOptions) -> Result<Gap, String> {
+        let (stop_time, m_eff) = (options.stop_time, options.m_eff);
         let md = &fmu.model_description;
         let real = |n: &str| md.vr(n, VarType::Real);
         let mut instance = Instance::instantiate(fmu, &super::InstantiateOptions::named(name))
@@ -283,6 +287,8 @@ impl Gap {
             let s = instance.set_real(&[real(p)], &[value]);
             check(s, &format!("fmi2SetReal({p})"), &instance)?;
         }
+        let s = instance.set_by_name("forceLaw", f64::from(options.force_law));
+        check(s, "fmi2SetInteger(forceLaw)", &instance)?;
         let s = instance.setup_experiment(None, 0.0, Some(stop_time));
         check(s, "fmi2SetupExperiment", &instance)?;
         let s = instance.enter_initialization_mode();
@@ -343,8 +349,8 @@ pub fn run_demo(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<DemoRun, String
     let steps = ((stop / h) - 1e-9).ceil().max(1.0) as usize;
     let time_at = |k: usize| if k >= steps { stop } else { k as f64 * h };
 
-    let mut gap1 = Gap::new(fmu, "elastoGap1", stop, options.m_eff)?;
-    let mut gap2 = Gap::new(fmu, "elastoGap2", stop, options.m_eff)?;
+    let mut gap1 = Gap::new(fmu, "elastoGap1", options)?;
+    let mut gap2 = Gap::new(fmu, "elastoGap2", options)?;
     let (mut x1, mut v1) = (X1_START, 0.0);
     let (mut x2, mut v2) = (X2_START, 0.0);
 

@@ -172,7 +172,7 @@ pub struct MassRun {
     pub steps: usize,
 }
 
-/// Where the mass starts: `STEPS_BEFORE_CONTACT` steps of free flight before it reaches the gap,
+/// Where the mass starts: `GAP` plus `STEPS_BEFORE_CONTACT` steps of free flight from the gap,
 /// so that the first contact is not in the first step (before it a Jacobi master holds the
 /// `f_next` of the initialization, 0) and starts in the middle of a step.
 pub const STEPS_BEFORE_CONTACT: f64 = 3.5;
@@ -188,6 +188,19 @@ pub fn cosimulate_with_mass(
     fmu: &Arc<Fmu>,
     h: f64,
     m_eff: f64,
+    master: Master,
+) -> Result<MassRun, String> {
+    let parameters = [("c", C), ("d", D), ("m_eff", m_eff)];
+    cosimulate_with_parameters(fmu, h, &parameters, contact_duration(), master)
+}
+
+/// [`cosimulate_with_mass`] with any parameter settings (by name, Integers and Enumerations as
+/// f64) and a contact expected to last about `duration`, which sets how long the run is.
+pub fn cosimulate_with_parameters(
+    fmu: &Arc<Fmu>,
+    h: f64,
+    parameters: &[(&str, f64)],
+    duration: f64,
     master: Master,
 ) -> Result<MassRun, String> {
     let mut gap = Instance::new(fmu, "impact");
@@ -207,10 +220,7 @@ pub fn cosimulate_with_mass(
         gap.enter_initialization_mode(),
         "fmi2EnterInitializationMode",
     )?;
-    let [c, d, mass, s_b, v_b, f_mean, f_next, e_loss, estimate] = [
-        "c",
-        "d",
-        "m_eff",
+    let [s_b, v_b, f_mean, f_next, e_loss, estimate] = [
         "flange_b.s",
         "flange_b.v",
         "f_mean",
@@ -219,16 +229,19 @@ pub fn cosimulate_with_mass(
         "m_eff_estimate",
     ]
     .map(|name| gap.vr(name, VarType::Real));
-    check(
-        gap.set_real(&[c, d, mass], &[C, D, m_eff]),
-        "fmi2SetReal(c, d, m_eff)",
-    )?;
+    for &(name, value) in parameters {
+        check(
+            gap.set_by_name(name, value),
+            &format!("fmi2Set*({name} = {value})"),
+        )?;
+    }
     let (mut x, mut v) = (GAP + SPEED * STEPS_BEFORE_CONTACT * h, -SPEED);
     check(gap.set_real(&[s_b, v_b], &[x, v]), "fmi2SetReal(inputs)")?;
     check(gap.exit_initialization_mode(), "fmi2ExitInitializationMode")?;
 
+    // The flight to the gap, the contact, and the steps after it.
     let steps =
-        (STEPS_BEFORE_CONTACT + contact_duration() / h).ceil() as usize + STEPS_AFTER_CONTACT;
+        (STEPS_BEFORE_CONTACT + (GAP / SPEED + duration) / h).ceil() as usize + STEPS_AFTER_CONTACT;
     for k in 0..steps {
         let t = k as f64 * h;
         check(gap.set_real(&[s_b, v_b], &[x, v]), "fmi2SetReal(inputs)")?;

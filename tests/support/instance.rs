@@ -508,6 +508,19 @@ impl Instance {
         self.set_boolean(&[vr], &[value])
     }
 
+    /// Sets a parameter or input with the setter of its declared type: Integers and Enumerations
+    /// take `value` as an integer, Booleans as `value != 0`.
+    pub fn set_by_name(&mut self, name: &str, value: f64) -> Status {
+        let variable = self.fmu.model_description.var(name);
+        let vr = [variable.value_reference];
+        match variable.var_type {
+            VarType::Real => self.set_real(&vr, &[value]),
+            VarType::Integer | VarType::Enumeration => self.set_integer(&vr, &[value as i32]),
+            VarType::Boolean => self.set_boolean(&vr, &[value != 0.0]),
+            VarType::String => panic!("{name} is a String variable"),
+        }
+    }
+
     pub fn get_boolean_by_name(&mut self, name: &str) -> (Status, bool) {
         let vr = self.vr(name, VarType::Boolean);
         let (s, v) = self.get_boolean(&[vr]);

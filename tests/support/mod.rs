@@ -23,6 +23,7 @@ pub mod fmi2_names;
 pub mod fmu;
 pub mod impact;
 pub mod instance;
+pub mod laws;
 pub mod logger;
 pub mod masters;
 pub mod model_description;

@@ -45,7 +45,7 @@ struct MeGap {
 }
 
 impl MeGap {
-    fn new(fmu: &Arc<Fmu>, name: &str, stop_time: f64) -> Result<MeGap, String> {
+    fn new(fmu: &Arc<Fmu>, name: &str, stop_time: f64, force_law: i32) -> Result<MeGap, String> {
         let md = &fmu.model_description;
         let real = |n: &str| md.vr(n, VarType::Real);
         let options = InstantiateOptions {
@@ -67,6 +67,8 @@ impl MeGap {
             let s = instance.set_real(&[real(p)], &[value]);
             check(s, &format!("fmi2SetReal({p})"), &instance)?;
         }
+        let s = instance.set_by_name("forceLaw", f64::from(force_law));
+        check(s, "fmi2SetInteger(forceLaw)", &instance)?;
         let s = instance.setup_experiment(Some(RELATIVE_TOLERANCE), 0.0, Some(stop_time));
         check(s, "fmi2SetupExperiment", &instance)?;
         let s = instance.enter_initialization_mode();
@@ -297,8 +299,8 @@ pub fn run(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<(DemoRun, Integratio
 
     let mut system = System {
         gaps: [
-            MeGap::new(fmu, "elastoGap1", stop)?,
-            MeGap::new(fmu, "elastoGap2", stop)?,
+            MeGap::new(fmu, "elastoGap1", stop, options.force_law)?,
+            MeGap::new(fmu, "elastoGap2", stop, options.force_law)?,
         ],
         stats: IntegrationStats::default(),
     };

@@ -1,0 +1,166 @@
+//! Issue 10: every normal force law of `forceLaw`, through the packaged FMU, against a reference
+//! computed here another way (`tests/support/laws.rs`: the laws written out again from their
+//! definitions, an RK4 integration at 1 µs with the lift-off located). A 1 kg body arrives at a
+//! fixed housing at 1 m/s (c = 1e4 N/m, d = 20 N.s/m, n = 1 and 1.5, d_max = 1e-3 m, e = 0.8,
+//! everything else at its default); the master couples it with `m_eff` = 1 kg at communication
+//! steps of 1 ms and 10 ms (the contact lasts about 31 ms), holding `f_mean` (Gauss–Seidel) or
+//! `f_next` (Jacobi). The effective coefficient of restitution and `E_loss` must agree with the
+//! reference within 0.1 %.
+//!
+//! `cargo test --release --test force_laws -- --nocapture` prints the table of errors.
+
+mod support;
+
+use support::impact::{cosimulate_with_parameters, MASS, SPEED};
+use support::laws::{model_exchange_impact, reference_impact, Contact, LawCase, Rebound};
+use support::masters::Master;
+use support::Fmu;
+
+const C: f64 = 1e4;
+const D: f64 = 20.0;
+const D_MAX: f64 = 1e-3;
+const E: f64 = 0.8;
+const REFERENCE_STEP: f64 = 1e-6;
+
+/// Every law, with the settings of the issue; RecurDyn's own defaults (`n_d` = 1, `rdf` = 0.001)
+/// and once with `rdf` = 1 (no rebound factor).
+const CASES: [LawCase; 8] = [
+    LawCase::ElastoGap,
+    LawCase::SpringDamper,
+    LawCase::NoPulling,
+    LawCase::HuntCrossley { e: E },
+    LawCase::AdamsImpact { d_max: D_MAX },
+    LawCase::RecurDynPower {
+        n_d: 1.0,
+        rdf: 0.001,
+    },
+    LawCase::RecurDynStep {
+        d_max: D_MAX,
+        rdf: 0.001,
+    },
+    LawCase::RecurDynStep {
+        d_max: D_MAX,
+        rdf: 1.0,
+    },
+];
+
+fn contact(law: LawCase, n: f64) -> Contact {
+    Contact { law, c: C, d: D, n }
+}
+
+fn relative_error(value: f64, exact: f64) -> f64 {
+    (value / exact - 1.0).abs()
+}
+
+#[test]
+fn the_reference_impacts_are_converged_and_balance_energy() {
+    for n in [1.0, 1.5] {
+        for law in CASES {
+            let fine = reference_impact(&contact(law, n), MASS, SPEED, REFERENCE_STEP);
+            let coarse = reference_impact(&contact(law, n), MASS, SPEED, 2.0 * REFERENCE_STEP);
+            assert!(
+                relative_error(coarse.restitution, fine.restitution) < 1e-7
+                    && relative_error(coarse.dissipated, fine.dissipated) < 1e-7,
+                "{law:?}, n = {n}: {fine:?} at 1 µs, {coarse:?} at 2 µs"
+            );
+            // What the body lost is what the contact dissipated: the spring gives back all it
+            // stored by the lift-off.
+            let lost = 0.5 * MASS * SPEED * SPEED * (1.0 - fine.restitution.powi(2));
+            assert!(
+                (lost - fine.dissipated).abs() < 1e-8,
+                "{law:?}, n = {n}: lost {lost}, dissipated {}",
+                fine.dissipated
+            );
+            assert!(fine.restitution > 0.0 && fine.restitution <= 1.0 + 1e-12);
+        }
+    }
+}
+
+#[test]
+fn the_spring_damper_reference_is_the_damped_oscillator_in_closed_form() {
+    // Linear spring and damper in contact until the penetration is 0 again: half a damped
+    // period, rebound exp(-zeta*pi/sqrt(1 - zeta^2)).
+    let zeta = D / (2.0 * (C * MASS).sqrt());
+    let exact = (-zeta * std::f64::consts::PI / (1.0 - zeta * zeta).sqrt()).exp();
+    let rebound = reference_impact(
+        &contact(LawCase::SpringDamper, 1.0),
+        MASS,
+        SPEED,
+        REFERENCE_STEP,
+    );
+    assert!(
+        relative_error(rebound.restitution, exact) < 1e-9,
+        "{rebound:?} against {exact}"
+    );
+}
+
+#[test]
+fn every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu() {
+    let fmu = Fmu::load_default();
+    let mut worst: f64 = 0.0;
+    println!("law | n | step | master | e_eff FMU | e_eff reference | error | E_loss error");
+    for n in [1.0, 1.5] {
+        for law in CASES {
+            let exact: Rebound = reference_impact(&contact(law, n), MASS, SPEED, REFERENCE_STEP);
+            let mut parameters = vec![("c", C), ("d", D), ("n", n), ("m_eff", MASS)];
+            parameters.extend(law.settings());
+            for h in [1e-3, 1e-2] {
+                for master in Master::ALL {
+                    let run =
+                        cosimulate_with_parameters(&fmu, h, &parameters, exact.duration, master)
+                            .unwrap_or_else(|e| panic!("{law:?}, n = {n}, h = {h}: {e}"));
+                    let restitution = run.impact.restitution;
+                    let e_error = relative_error(restitution, exact.restitution);
+                    let loss_error = relative_error(run.impact.dissipated, exact.dissipated);
+                    println!(
+                        "{law:?} | {n} | {h} | {} | {restitution:.9} | {:.9} | {e_error:.1e} | {loss_error:.1e}",
+                        master.label(),
+                        exact.restitution
+                    );
+                    assert!(
+                        e_error < 1e-3 && loss_error < 1e-3,
+                        "{law:?}, n = {n}, h = {h}, {master:?}: restitution {restitution} \
+                         against {}, E_loss {} against {}",
+                        exact.restitution,
+                        run.impact.dissipated,
+                        exact.dissipated
+                    );
+                    worst = worst.max(e_error).max(loss_error);
+                }
+            }
+        }
+    }
+    println!("largest relative error: {worst:.2e}");
+}
+
+#[test]
+fn every_law_gives_the_reference_impact_through_model_exchange_with_located_events() {
+    // The importer's solver integrates; the FMU's event indicators must mark the contact and
+    // every kink of the law, or steps across them would cost accuracy.
+    let fmu = Fmu::load_default();
+    for n in [1.0, 1.5] {
+        for law in CASES {
+            let exact = reference_impact(&contact(law, n), MASS, SPEED, REFERENCE_STEP);
+            let mut parameters = vec![("c", C), ("d", D), ("n", n)];
+            parameters.extend(law.settings());
+            let (rebound, events) =
+                model_exchange_impact(&fmu, &parameters, MASS, SPEED, 2.0 * REFERENCE_STEP)
+                    .unwrap_or_else(|e| panic!("{law:?}, n = {n}: {e}"));
+            let e_error = relative_error(rebound.restitution, exact.restitution);
+            let loss_error = relative_error(rebound.dissipated, exact.dissipated);
+            println!(
+                "Model Exchange {law:?}, n = {n}: e_eff {:.9} ({e_error:.1e}), E_loss {:.9} \
+                 ({loss_error:.1e}), {events} events",
+                rebound.restitution, rebound.dissipated
+            );
+            assert!(
+                e_error < 1e-5 && loss_error < 1e-5,
+                "{law:?}, n = {n}: {rebound:?} against {exact:?}"
+            );
+            assert!(
+                events >= 2,
+                "{law:?}, n = {n}: contact start and end are events"
+            );
+        }
+    }
+}
