@@ -456,6 +456,130 @@ def sample_force(stage, md, parameters, s_values, v_values):
     return curves
 
 
+# The force laws of the parameter forceLaw, for the documentation's plots: the impact of issue 10's
+# example (c = 1e4 N/m, d = 20 N.s/m, n = 1.5, d_max = 1 mm, e = 0.8, s_rel0 = 0), the contact having
+# touched down at 1 m/s. Each entry: forceLaw, name, settings besides LAW_PLOT_SPRING.
+LAW_PLOT_SPRING = {"c": 1e4, "d": 20.0, "n": 1.5, "s_rel0": 0.0}
+LAW_PLOTS = [
+    (1, "ElastoGap", {}),
+    (2, "SpringDamper", {}),
+    (3, "NoPulling", {}),
+    (4, "HuntCrossley", {"hysteresis": 3, "e": 0.8}),
+    (5, "AdamsImpact", {"d_max": 1e-3}),
+    # Step damping and a rebound factor large enough to show both: the damping while separating is
+    # 0.3 of that while approaching, and the law pulls where it exceeds the spring force.
+    (6, "RecurDynContact", {"recurDynDamping": 2, "d_max": 1e-3, "rdf": 0.3}),
+]
+LAW_PLOT_DEPTH = 0.01
+LAW_PLOT_RATES = (1.0, 0.5, 0.0, -0.5, -1.0)
+LAW_PLOT_TOUCHDOWN_SPEED = 1.0
+
+
+def adams_step(x, x0, h0, x1, h1):
+    """MSC Adams' cubic STEP."""
+    if x <= x0:
+        return h0
+    if x >= x1:
+        return h1
+    r = (x - x0) / (x1 - x0)
+    return h0 + (h1 - h0) * r * r * (3.0 - 2.0 * r)
+
+
+def law_normal_force(name, delta, rate, p):
+    """F_n (> 0 pushes) of each law at penetration delta > 0 and its rate, written out from the
+    definitions to cross-check the binary (s_ref = 1 m, f_ref = c*s_ref)."""
+    spring = p["c"] * delta ** p["n"]
+    d = p["d"]
+    if name == "ElastoGap":
+        return spring + min(max(d * rate, -spring), spring)
+    if name == "SpringDamper":
+        return spring + d * rate
+    if name == "NoPulling":
+        return max(0.0, spring + d * rate)
+    if name == "HuntCrossley":
+        chi = 3.0 * (1.0 - p["e"] ** 2) / (4.0 * LAW_PLOT_TOUCHDOWN_SPEED)
+        return max(0.0, spring * (1.0 + chi * rate))
+    if name == "AdamsImpact":
+        return max(0.0, spring + adams_step(delta, 0.0, 0.0, p["d_max"], d) * rate)
+    if name == "RecurDynContact":
+        r = p["rdf"] if rate < 0.0 else 1.0
+        if p["recurDynDamping"] == 1:
+            damping = d * delta ** p["n_d"]
+        else:
+            damping = adams_step(delta, 0.0, 0.0, p["d_max"], d)
+        return spring + damping * rate * r
+    raise PackagingError(f"no formula for the law {name}")
+
+
+def sample_law_forces(stage, md, deltas, rates):
+    """F_n(delta, rate) of every law of LAW_PLOTS read from the FMU in `stage` (f is direct
+    feedthrough: inputs set, f read, no step), each checked against law_normal_force."""
+    from fmpy.fmi2 import FMU2Slave
+
+    vr = md.value_reference
+    integers = {"forceLaw", "hysteresis", "recurDynDamping"}
+    plots = []
+    for force_law, name, settings in LAW_PLOTS:
+        parameters = {**LAW_PLOT_SPRING, **settings}
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=str(stage), modelIdentifier=md.model_identifier,
+                        instanceName=f"documentation {name}")
+        curves = {}
+        try:
+            fmu.instantiate()
+            try:
+                fmu.setupExperiment(startTime=0.0)
+                fmu.setInteger([vr("forceLaw")], [force_law])
+                for key, value in parameters.items():
+                    if key in integers:
+                        fmu.setInteger([vr(key)], [int(value)])
+                    else:
+                        fmu.setReal([vr(key)], [float(value)])
+                fmu.enterInitializationMode()
+                # In contact, approaching at the touch-down speed: the laws that depend on it
+                # (Hunt-Crossley's chi from e) take it at the end of initialization.
+                inputs = [vr("flange_b.s"), vr("flange_b.v")]
+                fmu.setReal(inputs, [-1e-6, -LAW_PLOT_TOUCHDOWN_SPEED])
+                fmu.exitInitializationMode()
+                for rate in rates:
+                    curve = []
+                    for delta in deltas:
+                        fmu.setReal(inputs, [-delta, -rate])
+                        curve.append(-fmu.getReal([vr("f")])[0])
+                    curves[rate] = curve
+                fmu.terminate()
+            finally:
+                fmu.freeInstance()
+        except Exception as error:
+            raise PackagingError(f"calling the built FMU to sample the {name} law failed: {error}") from error
+        for rate, curve in curves.items():
+            for delta, force in zip(deltas, curve):
+                expected = law_normal_force(name, delta, rate, parameters) if delta > 0 else 0.0
+                if not math.isfinite(force) or abs(force - expected) > 1e-9 * max(1.0, abs(expected)):
+                    raise PackagingError(
+                        f"the built FMU gives F_n = {force!r} for {name} at penetration {delta!r}, "
+                        f"rate {rate!r}; the law gives {expected!r}"
+                    )
+        plots.append((name, curves))
+    say(f"force-law plots: {len(plots)} laws x {len(rates)} x {len(deltas)} points from the binary, "
+        f"each equal to the law written out in package.py")
+    return plots
+
+
+def law_plot_svg(name, deltas, curves):
+    return curve_plot_svg(
+        [1e3 * delta for delta in deltas],
+        curves,
+        x_label="penetration \u03b4 = s_rel0 \u2212 s_rel  [mm]",
+        y_label="normal force F_n = \u2212f  [N]",
+        legend=lambda rate: f"d\u03b4/dt = {format_tick(rate)} m/s",
+        description=f"Normal force of the {name} law against penetration at several rates",
+        width=720,
+        height=330,
+        legend_width=140,
+        legend_outside=True,
+    )
+
+
 def nice_ticks(lo, hi, count=7):
     """Round tick values (1, 2, 5 x 10^k apart) covering [lo, hi]."""
     raw = (hi - lo) / max(count - 1, 1)
@@ -478,8 +602,24 @@ def format_tick(value):
 
 
 def force_plot_svg(s_values, curves, s_rel0):
-    width, height = 720, 430
-    left, right, top, bottom = 70, 20, 20, 60
+    return curve_plot_svg(
+        s_values,
+        curves,
+        x_label="s_rel = flange_b.s \u2212 flange_a.s  [m]",
+        y_label="f (force at flange_b)  [N]",
+        legend=lambda v: f"v_rel = {format_tick(v)} m/s",
+        boundary=s_rel0,
+        description="Force f at flange_b versus s_rel for several v_rel",
+    )
+
+
+def curve_plot_svg(x_values, curves, x_label, y_label, legend, boundary=None, description="",
+                   width=720, height=430, legend_width=150, legend_outside=False):
+    """A line plot of `curves` (legend key -> y values over `x_values`), with an optional
+    dashed contact boundary at x = `boundary`; the legend top left inside the frame, or right of
+    it where the curves fill the frame."""
+    s_values, s_rel0 = x_values, boundary
+    left, right, top, bottom = 70, 20 + (legend_width + 16 if legend_outside else 0), 20, 60
     plot_w, plot_h = width - left - right, height - top - bottom
     x_ticks = nice_ticks(min(s_values), max(s_values))
     all_f = [f for curve in curves.values() for f in curve]
@@ -495,7 +635,7 @@ def force_plot_svg(s_values, curves, s_rel0):
     colors = ["#c62828", "#ef6c00", "#212121", "#2e7d32", "#1565c0", "#6a1b9a", "#00838f"]
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" role="img" aria-label="Force f at flange_b versus s_rel for several v_rel" '
+        f'height="{height}" role="img" aria-label="{html.escape(description)}" '
         f'font-family="Helvetica, Arial, sans-serif" font-size="13">',
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
     ]
@@ -517,7 +657,7 @@ def force_plot_svg(s_values, curves, s_rel0):
     if y_lo < 0.0 < y_hi:
         out.append(f'<line x1="{left}" y1="{Y(0):.1f}" x2="{left + plot_w}" y2="{Y(0):.1f}" stroke="#9e9e9e"/>')
     # The contact boundary.
-    if x_lo < s_rel0 < x_hi:
+    if s_rel0 is not None and x_lo < s_rel0 < x_hi:
         out.append(
             f'<line x1="{X(s_rel0):.1f}" y1="{top}" x2="{X(s_rel0):.1f}" y2="{top + plot_h}" '
             f'stroke="#616161" stroke-dasharray="6 4"/>'
@@ -540,22 +680,22 @@ def force_plot_svg(s_values, curves, s_rel0):
     )
     out.append(
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 15}" text-anchor="middle">'
-        f"s_rel = flange_b.s \u2212 flange_a.s  [m]</text>"
+        f"{html.escape(x_label)}</text>"
     )
     out.append(
         f'<text transform="translate(18 {top + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle">'
-        f"f (force at flange_b)  [N]</text>"
+        f"{html.escape(y_label)}</text>"
     )
     # Legend, top left where the curves are not.
-    lx, ly = left + 14, top + 12
+    lx, ly = (left + plot_w + 24, top + 12) if legend_outside else (left + 14, top + 12)
     out.append(
-        f'<rect x="{lx - 8}" y="{ly - 6}" width="150" height="{len(curves) * 20 + 8}" '
+        f'<rect x="{lx - 8}" y="{ly - 6}" width="{legend_width}" height="{len(curves) * 20 + 8}" '
         f'fill="#ffffff" fill-opacity="0.9" stroke="#bdbdbd"/>'
     )
     for k, ((v, _), color) in enumerate(zip(curves.items(), colors)):
         y = ly + 8 + k * 20
         out.append(f'<line x1="{lx}" y1="{y}" x2="{lx + 28}" y2="{y}" stroke="{color}" stroke-width="2"/>')
-        out.append(f'<text x="{lx + 36}" y="{y + 4}">v_rel = {format_tick(v)} m/s</text>')
+        out.append(f'<text x="{lx + 36}" y="{y + 4}">{html.escape(legend(v))}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -646,7 +786,77 @@ PLATFORM_NOTES = {
 }
 
 
-def documentation_html(md, plot_svg, platforms):
+# What the documentation says of each law: name, normal force, where it kinks (the second event
+# indicator), the names of its parameters in the tool it comes from.
+LAW_ROWS = [
+    ("ElastoGap", "F_c + clamp(d&middot;&delta;&#775;, &minus;F_c, F_c)",
+     "damper bound reached: <code>|d&middot;v_rel| + f_c</code>",
+     "MSL 4.1 <code>ElastoGap</code>: c, d, s_rel0, n (default law)"),
+    ("SpringDamper", "F_c + d&middot;&delta;&#775; (pulls before lift-off)",
+     "none (a constant &minus;1)",
+     "MSL documentation's curve 1, the unmodified spring/damper"),
+    ("NoPulling", "max(0, F_c + d&middot;&delta;&#775;) (jumps at touch-down)",
+     "clamp: <code>d&middot;v_rel + f_c</code>",
+     "MSL documentation's curve 2"),
+    ("HuntCrossley", "max(0, F_c&middot;(1 + &chi;&middot;&delta;&#775;)), &chi; by <code>hysteresis</code>: "
+     "Given <code>chi</code>; HuntCrossley 3(1&minus;e)/(2v&#8320;); LankaraniNikravesh 3(1&minus;e&sup2;)/(4v&#8320;); "
+     "Flores 8(1&minus;e)/(5e&middot;v&#8320;); Gonthier (1&minus;e&sup2;)/(e&middot;v&#8320;), v&#8320; the approach "
+     "speed at the located touch-down (at least <code>v0_min</code>)",
+     "clamp: <code>&chi;&middot;v_rel &minus; 1</code>",
+     "Hunt and Crossley 1975, Lankarani and Nikravesh 1990, Flores et al. 2011, Gonthier et al. 2004: "
+     "stiffness c (K), exponent n, restitution e"),
+    ("AdamsImpact", "max(0, F_c + STEP(&delta;, 0, 0, d_max, d)&middot;&delta;&#775;), STEP(x, x0, h0, x1, h1) = "
+     "h0 + (h1 &minus; h0)&middot;r&sup2;(3 &minus; 2r), r = (x &minus; x0)/(x1 &minus; x0), clamped outside [x0, x1]",
+     "clamp: <code>STEP&middot;v_rel + f_c</code>",
+     "MSC Adams <code>IMPACT(x, dx, x1, k, e, cmax, d)</code>: x1 = <code>s_rel0</code>, k = <code>c</code>, "
+     "e = <code>n</code>, cmax = <code>d</code>, d = <code>d_max</code> (with s_ref = 1 m, f_ref = 0)"),
+    ("RecurDynContact", "F_c + c_d(&delta;)&middot;&delta;&#775;&middot;r, c_d = d&middot;(&delta;/s_ref)^n_d "
+     "(<code>recurDynDamping</code> = Power) or STEP(&delta;, 0, 0, d_max, d) (Step); r = <code>rdf</code> while "
+     "separating, 1 while approaching; not clamped (it may pull, as in RecurDyn)",
+     "rebound factor switching: <code>v_rel</code> (none when rdf = 1)",
+     "RecurDyn contact: stiffness coefficient <code>c</code>, damping coefficient <code>d</code>, stiffness "
+     "exponent <code>n</code>, indentation exponent of the damping <code>n_d</code>, rebound damping factor "
+     "RDF <code>rdf</code>, boundary penetration <code>d_max</code>"),
+]
+
+
+def force_laws_html(law_plots):
+    rows = [[f"<code>{i}</code>", f"<code>{name}</code>", formula, kink, names]
+            for i, (name, formula, kink, names) in enumerate(LAW_ROWS, start=1)]
+    table = ["<table>", "<tr><th>forceLaw</th><th>Name</th><th>Normal force F_n (f = &minus;F_n)</th>"
+             "<th>Kink (event indicator 2)</th><th>Origin, parameter names</th></tr>"]
+    table += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
+    table.append("</table>")
+    p = LAW_PLOT_SPRING
+    figures = []
+    for name, svg in law_plots:
+        figures.append(
+            f"<figure>\n{svg}\n<figcaption><code>{html.escape(name)}</code>: F_n against the penetration at "
+            f"five rates, read from the binary and checked against the law written out.</figcaption>\n</figure>"
+        )
+    return f"""<h2 id="force-laws">Force laws</h2>
+<p>The fixed parameter <code>forceLaw</code> (Enumeration <code>ForceLaw</code>) chooses the normal force law, so
+that parameters from MSC Adams, RecurDyn or a paper are used as they are. With the penetration
+&delta; = <code>s_rel0</code> &minus; <code>s_rel</code> &gt; 0 in contact, its rate &delta;&#775; = &minus;<code>v_rel</code>
+and the spring force F_c = <code>f_ref</code>&middot;(&delta;/<code>s_ref</code>)^<code>n</code> (f_ref = c&middot;s_ref
+by default), every law gives F_n, and <code>f</code> = &minus;F_n at flange_b as before. <code>f_c</code> = &minus;F_c is the
+spring part and <code>f_d</code> = f &minus; f_c the rest, so <code>lossPower</code> = f_d&middot;v_rel is the power the
+contact dissipates under every law (where a law clamps F_n at 0, the spring's energy is dissipated there).</p>
+{chr(10).join(table)}
+<p>Every law works in both interfaces: the co-simulation step locates the touch-down, the lift-off and the
+kink (Hunt&ndash;Crossley takes its approach speed v&#8320; at the located touch-down and keeps it, in the FMU state
+too, for the rest of the contact), <code>m_eff</code> integrates the contact's own dynamics, and Model Exchange
+raises an event at each kink through the second event indicator. The laws with a jump (SpringDamper and
+NoPulling at the touch-down, SpringDamper at the lift-off, RecurDynContact with <code>n_d</code> = 0 at both) are
+integrated across it exactly: the jump falls on a located contact event. The plots below are for c = {p['c']:g} N/m, d = {p['d']:g} N&middot;s/m,
+n = {p['n']:g}, d_max = 1 mm, e = 0.8 (LankaraniNikravesh), the contact having touched down at
+{LAW_PLOT_TOUCHDOWN_SPEED:g} m/s; RecurDynContact with Step damping and <code>rdf</code> = 0.3.
+&delta;&#775; &gt; 0 presses in, &lt; 0 separates.</p>
+{chr(10).join(figures)}
+"""
+
+
+def documentation_html(md, plot_svg, platforms, law_plots=()):
     def capability_table(attributes):
         return html_table(
             ["Attribute", "Value"],
@@ -733,6 +943,8 @@ f is continuous in <code>s_rel</code> and zero at the contact point, whatever <c
 {plot_svg}
 <figcaption>{plot_caption}</figcaption>
 </figure>
+
+{force_laws_html(law_plots)}
 
 <h2>Substepping inside a communication step</h2>
 <p>A contact is often much shorter than a communication step, and the force changes steeply inside it.
@@ -854,9 +1066,12 @@ directly, as in co-simulation.</td></tr>
 every point where the law is not smooth:</p>
 <ol>
 <li><code>s_rel - s_rel0</code>: contact starts where it falls through 0 and ends where it rises through 0.</li>
-<li><code>|d&middot;v_rel| + f_c</code>: positive while the damper force is bounded by the spring force
-(pressing in fast, or separating), negative while the damper is linear. Outside contact <code>f_c</code> = 0
-and it only touches 0 where <code>v_rel</code> = 0, so free flight raises no events.</li>
+<li>The force law's kink indicator (see <a href="#force-laws">Force laws</a>), whose sign changes where the law
+switches branch. For ElastoGap <code>|d&middot;v_rel| + f_c</code>: positive while the damper force is bounded by
+the spring force (pressing in fast, or separating), negative while the damper is linear; outside contact
+<code>f_c</code> = 0 and it only touches 0 where <code>v_rel</code> = 0, so free flight raises no events. The kink
+indicators of NoPulling (<code>d&middot;v_rel</code> out of contact) and RecurDynContact (<code>v_rel</code>) also
+change sign where a free flight turns, an event that changes nothing.</li>
 </ol>
 <p>An event needs one pass of <code>fmi2NewDiscreteStates</code>: no discrete state feeds back, the
 continuous state never jumps and there are no time events. Directional derivatives cover
@@ -1104,7 +1319,14 @@ def main():
         ]
         curves = sample_force(stage, md, PLOT_PARAMETERS, s_values, PLOT_V_REL)
         svg = force_plot_svg(s_values, curves, PLOT_PARAMETERS["s_rel0"])
-        (stage / "documentation" / "index.html").write_text(documentation_html(md, svg, platforms), encoding="utf-8")
+        deltas = [LAW_PLOT_DEPTH * k / (PLOT_POINTS - 1) for k in range(PLOT_POINTS)]
+        law_plots = [
+            (name, law_plot_svg(name, deltas, law_curves))
+            for name, law_curves in sample_law_forces(stage, md, deltas, LAW_PLOT_RATES)
+        ]
+        (stage / "documentation" / "index.html").write_text(
+            documentation_html(md, svg, platforms, law_plots), encoding="utf-8"
+        )
 
         write_fmu(stage, fmu)
         say(f"wrote {fmu} ({fmu.stat().st_size} bytes)")

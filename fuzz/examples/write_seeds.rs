@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use elastogap::fmi2::*;
-use elastogap::variables::{by_var, Var};
+use elastogap::variables::{by_var, Kind, Var};
 use elastogap_fuzz::{Instance, CO_SIMULATION, MODEL_EXCHANGE, OK};
 use fmi_sys::fmi2::{fmi2EventInfo, fmi2FMUstate};
 
@@ -37,7 +37,21 @@ fn serialized_after(
         }),
         "enter",
     );
-    ok(instance.set_reals(parameters), "parameters");
+    // Reals by fmi2SetReal, the choices (Integers, Enumerations) by fmi2SetInteger.
+    let (reals, choices): (Vec<_>, Vec<_>) = parameters
+        .iter()
+        .partition(|(var, _)| by_var(*var).kind == Kind::Real);
+    ok(instance.set_reals(&reals), "parameters");
+    for (var, value) in choices {
+        let vr = [by_var(var).value_reference];
+        let value = [value as i32];
+        ok(
+            instance.call("fmi2SetInteger", |c| unsafe {
+                fmi2SetInteger(c, vr.as_ptr(), 1, value.as_ptr())
+            }),
+            "choice",
+        );
+    }
     let vr = [by_var(Var::UseHeatPort).value_reference];
     let flag = [i32::from(use_heat_port)];
     ok(
@@ -230,6 +244,55 @@ fn main() {
                         v -= f_mean * h;
                     }
                 },
+            ),
+        ),
+        (
+            // Hunt-Crossley in contact: chi from the touch-down speed located in a step.
+            "hunt_crossley_in_contact",
+            serialized_after(
+                CO_SIMULATION,
+                &[(Var::ForceLaw, 4.0), (Var::C, 1e4), (Var::N, 1.5), (Var::E, 0.6)],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
+            "adams_impact_dynamic",
+            serialized_after(
+                CO_SIMULATION,
+                &[
+                    (Var::ForceLaw, 5.0),
+                    (Var::C, 1e4),
+                    (Var::D, 20.0),
+                    (Var::DMax, 2e-4),
+                    (Var::MEff, 1.0),
+                ],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
+            "recurdyn_step_damping",
+            serialized_after(
+                CO_SIMULATION,
+                &[
+                    (Var::ForceLaw, 6.0),
+                    (Var::RecurDynDamping, 2.0),
+                    (Var::C, 1e4),
+                    (Var::D, 20.0),
+                    (Var::Rdf, 0.1),
+                ],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
+            "spring_damper_model_exchange",
+            serialized_after(
+                MODEL_EXCHANGE,
+                &[(Var::ForceLaw, 2.0), (Var::C, 1e4), (Var::D, 20.0)],
+                true,
+                |i| integrator_step(i, &[(Var::FlangeBS, -1e-3), (Var::FlangeBV, 0.5)], 0.25),
             ),
         ),
         (
