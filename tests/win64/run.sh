@@ -23,11 +23,12 @@ started=$SECONDS
 # The Windows-relevant test targets: the importer harness (lifecycle, states, FMU state
 # get/set/serialize, two instances on two threads), Model Exchange (the MSL example under an adaptive
 # integrator with event location, the ME calls and states), the bad-input table of docs/, numerical
-# edge cases, eight threads bit for bit, the DLL's exports and imports, output parity, and the panic
-# barrier of the FMI layer (in-process, with the test-only feature panic-probe).
+# edge cases, eight threads bit for bit, the DLL's exports and imports, output parity, the panic
+# barrier of the FMI layer (in-process, with the test-only feature panic-probe), and every force law
+# against its reference in both interfaces, with the heat port, FMU states and derivatives.
 # Not cross-built: memcheck (valgrind), c_header (a host C compiler), the accuracy studies (the same
 # arithmetic as parity, minutes more), no_allocation (links the rlib, not the DLL).
-TESTS=(importer_harness model_exchange bad_input_table edge_cases threads exports parity panic_barrier)
+TESTS=(importer_harness model_exchange bad_input_table edge_cases threads exports parity panic_barrier force_laws)
 
 say() { printf 'win64: %s\n' "$*"; }
 die() {
