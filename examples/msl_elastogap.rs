@@ -379,15 +379,13 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
         ("mass2.s (between elastoGap1 and elastoGap2)", |r| r.x2),
     ];
     for ((label, get), color) in series.into_iter().zip(colors) {
-        chart
-            .draw_series(LineSeries::new(
-                run.rows.iter().map(|r| (r.time, get(r))),
-                color.stroke_width(3),
-            ))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(3))
-            });
+        draw_curve(
+            &mut chart,
+            run.rows.iter().map(|r| (r.time, get(r))),
+            label,
+            color,
+            3,
+        )?;
     }
     if let Some(reference) = reference {
         // x = 2 m - s_rel of the component between the mass and the right wall.
@@ -431,13 +429,7 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
                 });
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
+    draw_legend(&mut chart)?;
 
     // Gap forces.
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
@@ -468,23 +460,15 @@ fn plot(run: &DemoRun, reference: Option<&TimeSeries>, path: &Path) -> Result<()
         ("elastoGap2.f (mass2 to wall at +2 m)", |r| r.gap2.f),
     ];
     for ((label, get), color) in forces.into_iter().zip(colors) {
-        chart
-            .draw_series(LineSeries::new(
-                run.rows.iter().map(|r| (r.time, get(r))),
-                color.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
-            });
+        draw_curve(
+            &mut chart,
+            run.rows.iter().map(|r| (r.time, get(r))),
+            label,
+            color,
+            2,
+        )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
+    draw_legend(&mut chart)?;
     root.present()?;
     Ok(())
 }
@@ -567,23 +551,15 @@ fn laws_figure(fmu: &std::sync::Arc<Fmu>, args: &Args) -> Result<(), Box<dyn Err
         RGBColor(31, 119, 180),
     ];
     for ((run, (_, label)), color) in runs.iter().zip(LAW_CURVES).zip(colors) {
-        chart
-            .draw_series(LineSeries::new(
-                run.rows.iter().map(|r| (r.time, r.gap1.f)),
-                color.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
-            });
+        draw_curve(
+            &mut chart,
+            run.rows.iter().map(|r| (r.time, r.gap1.f)),
+            label,
+            color,
+            2,
+        )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
+    draw_legend(&mut chart)?;
     root.present()?;
     println!("The figure of the MSL ElastoGap documentation, elastoGap1.f under three laws:");
     for ((force_law, label), run) in LAW_CURVES.iter().zip(&runs) {
@@ -592,5 +568,41 @@ fn laws_figure(fmu: &std::sync::Arc<Fmu>, args: &Args) -> Result<(), Box<dyn Err
     }
     println!("  results:   {}", csv.display());
     println!("  plot:      {}", svg.display());
+    Ok(())
+}
+
+/// A chart of these plots: time or position against a force or position.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One curve with its legend entry.
+fn draw_curve<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    points: impl Iterator<Item = (f64, f64)>,
+    label: &str,
+    color: RGBColor,
+    width: u32,
+) -> Result<(), Box<dyn Error>> {
+    chart
+        .draw_series(LineSeries::new(points, color.stroke_width(width)))?
+        .label(label)
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(width))
+        });
+    Ok(())
+}
+
+/// The legend, lower right, where every plot here leaves room.
+fn draw_legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<(), Box<dyn Error>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
     Ok(())
 }

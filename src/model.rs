@@ -567,8 +567,9 @@ impl ElastoGap {
     }
 
     /// [`Self::do_step`] with the chosen law as its own type, so that the integrators are
-    /// compiled for it.
-    #[inline(always)]
+    /// compiled for it. Out of line: `do_step` only dispatches, instead of holding a copy of the
+    /// whole step per law.
+    #[inline(never)]
     fn do_step_with<L: ContactLaw>(
         &mut self,
         law: &L,

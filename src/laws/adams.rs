@@ -69,13 +69,7 @@ impl ContactLaw for AdamsImpact {
         } else {
             unclamped
         };
-        Forces {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
+        Forces::in_contact(f_c, f_d, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
@@ -89,13 +83,7 @@ impl ContactLaw for AdamsImpact {
         } else {
             (damping * v_rel, damping_ds * v_rel, damping)
         };
-        Partials {
-            f_c_ds,
-            f_d_ds,
-            f_d_dv,
-            loss_power_ds: v_rel * f_d_ds,
-            loss_power_dv: f_d + v_rel * f_d_dv,
-        }
+        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
     }
 
     /// `STEP(delta)*v_rel + f_c`: positive exactly where the clamp acts.
@@ -126,14 +114,7 @@ mod tests {
     use super::*;
 
     const LAW: AdamsImpact = AdamsImpact {
-        spring: GapLaw {
-            c: 1e4,
-            d: 20.0,
-            s_rel0: 0.0,
-            n: 1.0,
-            s_ref: 1.0,
-            f_ref: 0.0,
-        },
+        spring: checks::SPRING,
         d_max: 1e-3,
     };
 

@@ -2,9 +2,20 @@
 //! finite differences, and a whole impact through the dynamic step against a fine Runge–Kutta
 //! integration with the lift-off located. Test-only.
 
-use super::ContactLaw;
+use super::{ContactLaw, GapLaw};
 use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_dynamics, Motion};
+
+/// The contact of the tests' impacts: c = 1e4 N/m, d = 20 N.s/m, n = 1, s_ref = 1 m, s_rel0 = 0
+/// (1 kg on it: a contact of 31 ms).
+pub const SPRING: GapLaw = GapLaw {
+    c: 1e4,
+    d: 20.0,
+    s_rel0: 0.0,
+    n: 1.0,
+    s_ref: 1.0,
+    f_ref: 0.0,
+};
 
 /// Every entry of `partials` at `(s, v)` against central differences of `evaluate`, to `tolerance`
 /// relative to the entry's scale.

@@ -7,29 +7,15 @@ use super::{
     RecurDynContact, RecurDynDamping, SpringDamper,
 };
 
-/// The parameter `forceLaw`, in the order of the Enumeration type `ForceLaw` of the interface.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ForceLaw {
-    ElastoGap = 1,
-    SpringDamper = 2,
-    NoPulling = 3,
-    HuntCrossley = 4,
-    AdamsImpact = 5,
-    RecurDynContact = 6,
-}
-
-impl ForceLaw {
-    pub const ALL: [ForceLaw; 6] = [
-        ForceLaw::ElastoGap,
-        ForceLaw::SpringDamper,
-        ForceLaw::NoPulling,
-        ForceLaw::HuntCrossley,
-        ForceLaw::AdamsImpact,
-        ForceLaw::RecurDynContact,
-    ];
-
-    pub fn from_index(index: i32) -> Option<Self> {
-        Self::ALL.into_iter().find(|law| *law as i32 == index)
+indexed_choice! {
+    /// The parameter `forceLaw`, in the order of the Enumeration type `ForceLaw` of the interface.
+    ForceLaw {
+        ElastoGap = 1,
+        SpringDamper = 2,
+        NoPulling = 3,
+        HuntCrossley = 4,
+        AdamsImpact = 5,
+        RecurDynContact = 6,
     }
 }
 
@@ -162,14 +148,22 @@ impl ContactLaw for Law {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variables::FORCE_LAW;
+    use crate::variables::{FORCE_LAW, HYSTERESIS, RECURDYN_DAMPING};
 
     #[test]
-    fn the_rust_choices_are_the_items_of_the_interface_enumeration_in_order() {
-        let names: Vec<String> = ForceLaw::ALL.iter().map(|law| format!("{law:?}")).collect();
-        let items: Vec<&str> = FORCE_LAW.items.iter().map(|(name, _)| *name).collect();
-        assert_eq!(names, items);
-        for (value, law) in (1..).zip(ForceLaw::ALL) {
+    fn the_rust_choices_are_the_items_of_the_interface_enumerations_in_order() {
+        fn names<T: std::fmt::Debug>(items: &[T]) -> Vec<String> {
+            items.iter().map(|item| format!("{item:?}")).collect()
+        }
+        for (rust, interface) in [
+            (names(ForceLaw::ALL), &FORCE_LAW),
+            (names(Hysteresis::ALL), &HYSTERESIS),
+            (names(RecurDynDamping::ALL), &RECURDYN_DAMPING),
+        ] {
+            let items: Vec<&str> = interface.items.iter().map(|(name, _)| *name).collect();
+            assert_eq!(rust, items, "{}", interface.name);
+        }
+        for (value, law) in (1..).zip(ForceLaw::ALL.iter().copied()) {
             assert_eq!(ForceLaw::from_index(value), Some(law));
         }
         assert_eq!(ForceLaw::from_index(0), None);

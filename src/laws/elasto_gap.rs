@@ -103,6 +103,23 @@ impl GapLaw {
         (-reference * power, reference * power_slope / self.s_ref)
     }
 
+    /// With n = 1, the spring's stiffness: `f_c = k*(s_rel - s_rel0)` in contact.
+    pub(crate) fn linear_stiffness(&self) -> f64 {
+        self.reference_force() / self.s_ref
+    }
+
+    /// With n = 1, the branch `f = stiffness*x + damping*v_rel` (`x = s_rel - s_rel0`) of a law
+    /// built on this spring.
+    pub(crate) fn affine_branch(&self, stiffness: f64, damping: f64) -> AffineRegion {
+        AffineRegion {
+            stiffness,
+            damping,
+            offset: 0.0,
+            spring_stiffness: self.linear_stiffness(),
+            spring_offset: 0.0,
+        }
+    }
+
     /// The spring part `f_c` in contact.
     fn spring_force(&self, s_rel: f64) -> f64 {
         let compression = self.compression(s_rel);
@@ -115,37 +132,21 @@ impl GapLaw {
         }
         let f_c = self.spring_force(s_rel);
         let (f_d, _) = self.damper(f_c, v_rel);
-        Forces {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
+        Forces::in_contact(f_c, f_d, v_rel)
     }
 
     pub fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
         if !self.in_contact(s_rel) {
             return Partials::default();
         }
-        let compression = self.compression(s_rel);
-        let (power, power_slope) = self.compression_power(compression);
-        let f_c = -self.reference_force() * power;
-        // d(compression)/d(s_rel) = -1/s_ref, so the spring force rises towards 0 as s_rel grows.
-        let f_c_ds = self.reference_force() * power_slope / self.s_ref;
+        let (f_c, f_c_ds) = self.spring_force_and_slope(s_rel);
         let (f_d, branch) = self.damper(f_c, v_rel);
         let (f_d_ds, f_d_dv) = match branch {
             DamperBranch::Linear => (0.0, self.d),
             DamperBranch::BoundedAbove => (-f_c_ds, 0.0),
             DamperBranch::BoundedBelow => (f_c_ds, 0.0),
         };
-        Partials {
-            f_c_ds,
-            f_d_ds,
-            f_d_dv,
-            loss_power_ds: v_rel * f_d_ds,
-            loss_power_dv: f_d + v_rel * f_d_dv,
-        }
+        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
     }
 
     /// Positive where the damper bound acts (`|d*v_rel| > |f_c|`), negative where the damper is
@@ -189,13 +190,8 @@ impl ContactLaw for GapLaw {
 
     fn kink_indicator_rate(&self, s_rel: f64, v_rel: f64, a_rel: f64) -> f64 {
         // d/dt (d*|v_rel| + f_c): the spring part moves with s_rel only in contact.
-        let spring_rate = if self.in_contact(s_rel) {
-            let compression = self.compression(s_rel);
-            self.reference_force() * self.compression_power(compression).1 / self.s_ref * v_rel
-        } else {
-            0.0
-        };
-        self.d * v_rel.signum() * a_rel + spring_rate
+        let (_, f_c_ds) = self.spring_force_and_slope(s_rel);
+        self.d * v_rel.signum() * a_rel + f_c_ds * v_rel
     }
 
     fn affine_region(&self, s_rel: f64, v_rel: f64) -> Option<AffineRegion> {
@@ -206,21 +202,14 @@ impl ContactLaw for GapLaw {
             return Some(AffineRegion::default());
         }
         // With n = 1, f_c = k*x (x = s_rel - s_rel0 < 0); the damper branch picks f_d.
-        let k = self.reference_force() / self.s_ref;
+        let k = self.linear_stiffness();
         let f_c = self.spring_force(s_rel);
-        let (stiffness, damping) = match self.damper(f_c, v_rel).1 {
-            DamperBranch::Linear => (k, self.d),
+        Some(match self.damper(f_c, v_rel).1 {
+            DamperBranch::Linear => self.affine_branch(k, self.d),
             // f_d = -f_c: the forces cancel, the flanges move freely until the bound releases.
-            DamperBranch::BoundedAbove => (0.0, 0.0),
+            DamperBranch::BoundedAbove => self.affine_branch(0.0, 0.0),
             // f_d = f_c: twice the spring, no damping.
-            DamperBranch::BoundedBelow => (2.0 * k, 0.0),
-        };
-        Some(AffineRegion {
-            stiffness,
-            damping,
-            offset: 0.0,
-            spring_stiffness: k,
-            spring_offset: 0.0,
+            DamperBranch::BoundedBelow => self.affine_branch(2.0 * k, 0.0),
         })
     }
 

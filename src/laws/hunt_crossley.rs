@@ -10,28 +10,15 @@
 
 use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
 
-/// How `chi` is obtained: the parameter `hysteresis`, in the order of the interface's
-/// Enumeration type `Hysteresis`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hysteresis {
-    Given = 1,
-    HuntCrossley = 2,
-    LankaraniNikravesh = 3,
-    Flores = 4,
-    Gonthier = 5,
-}
-
-impl Hysteresis {
-    pub const ALL: [Hysteresis; 5] = [
-        Hysteresis::Given,
-        Hysteresis::HuntCrossley,
-        Hysteresis::LankaraniNikravesh,
-        Hysteresis::Flores,
-        Hysteresis::Gonthier,
-    ];
-
-    pub fn from_index(index: i32) -> Option<Self> {
-        Self::ALL.into_iter().find(|model| *model as i32 == index)
+indexed_choice! {
+    /// How `chi` is obtained: the parameter `hysteresis`, in the order of the interface's
+    /// Enumeration type `Hysteresis`.
+    Hysteresis {
+        Given = 1,
+        HuntCrossley = 2,
+        LankaraniNikravesh = 3,
+        Flores = 4,
+        Gonthier = 5,
     }
 }
 
@@ -108,13 +95,7 @@ impl ContactLaw for HuntCrossley {
         } else {
             -self.chi * v_rel * f_c
         };
-        Forces {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
+        Forces::in_contact(f_c, f_d, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
@@ -131,13 +112,7 @@ impl ContactLaw for HuntCrossley {
                 -self.chi * f_c,
             )
         };
-        Partials {
-            f_c_ds,
-            f_d_ds,
-            f_d_dv,
-            loss_power_ds: v_rel * f_d_ds,
-            loss_power_dv: f_d + v_rel * f_d_dv,
-        }
+        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
     }
 
     /// `chi*v_rel - 1`, positive exactly where the clamp acts; a constant without hysteresis.
@@ -175,12 +150,8 @@ mod tests {
     use super::*;
 
     const SPRING: GapLaw = GapLaw {
-        c: 1e4,
-        d: 20.0,
-        s_rel0: 0.0,
         n: 1.5,
-        s_ref: 1.0,
-        f_ref: 0.0,
+        ..checks::SPRING
     };
 
     fn law(hysteresis: Hysteresis, touchdown_speed: f64) -> HuntCrossley {
@@ -208,7 +179,7 @@ mod tests {
         }
         // A contact that starts at rest takes min_speed: 3*0.36/(4*1e-3).
         assert!((law(Hysteresis::LankaraniNikravesh, 0.0).chi() - 270.0).abs() < 1e-9);
-        for (value, model) in (1..).zip(Hysteresis::ALL) {
+        for (value, model) in (1..).zip(Hysteresis::ALL.iter().copied()) {
             assert_eq!(Hysteresis::from_index(value), Some(model));
         }
         assert_eq!(Hysteresis::from_index(6), None);
@@ -248,7 +219,7 @@ mod tests {
 
     #[test]
     fn partials_rates_and_the_clamp_indicator() {
-        for model in Hysteresis::ALL {
+        for &model in Hysteresis::ALL {
             for n in [1.0, 1.5, 2.0] {
                 let law = HuntCrossley::new(GapLaw { n, ..SPRING }, model, 0.5, 0.8, 1e-3, 1.0);
                 for (s, v) in [(-0.01, -2.0), (-0.01, 0.3), (-0.004, -0.1), (-0.02, 30.0)] {
@@ -266,7 +237,7 @@ mod tests {
 
     #[test]
     fn impacts_through_the_dynamic_step_match_runge_kutta() {
-        for model in Hysteresis::ALL {
+        for &model in Hysteresis::ALL {
             for n in [1.0, 1.5] {
                 // The integrators call touched_down at the touch-down; the law starts with none.
                 let law = HuntCrossley::new(GapLaw { n, ..SPRING }, model, 0.5, 0.8, 1e-3, 0.0);

@@ -2,9 +2,30 @@
 //! integrators in [`crate::step`] know a law only through this trait, so a new law is a new file
 //! here. Pure Rust: no FFI, no allocation, nothing about FMI.
 
+/// An Integer parameter that chooses among items valued 1, 2, ... (an FMI Enumeration of the
+/// interface, whose items must be these in this order): the enum, `ALL` and `from_index`.
+macro_rules! indexed_choice {
+    ($(#[$meta:meta])* $name:ident { $($item:ident = $value:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($item = $value),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$item),+];
+
+            /// The item with this value, if there is one.
+            pub fn from_index(index: i32) -> Option<Self> {
+                Self::ALL.iter().copied().find(|item| *item as i32 == index)
+            }
+        }
+    };
+}
+
 mod adams;
 #[cfg(test)]
-mod checks;
+pub(crate) mod checks;
 mod choice;
 mod elasto_gap;
 mod hunt_crossley;
@@ -42,7 +63,32 @@ pub struct Partials {
     pub loss_power_dv: f64,
 }
 
+impl Forces {
+    /// In contact, from the spring part and the rest: `f = f_c + f_d`, `lossPower = f_d*v_rel`.
+    #[inline(always)]
+    pub(crate) fn in_contact(f_c: f64, f_d: f64, v_rel: f64) -> Forces {
+        Forces {
+            contact: true,
+            f_c,
+            f_d,
+            f: f_c + f_d,
+            loss_power: f_d * v_rel,
+        }
+    }
+}
+
 impl Partials {
+    /// From the slopes of the spring part and of the rest (`f_d`), with `lossPower = f_d*v_rel`.
+    pub(crate) fn of_parts(f_c_ds: f64, f_d: f64, f_d_ds: f64, f_d_dv: f64, v_rel: f64) -> Self {
+        Partials {
+            f_c_ds,
+            f_d_ds,
+            f_d_dv,
+            loss_power_ds: v_rel * f_d_ds,
+            loss_power_dv: f_d + v_rel * f_d_dv,
+        }
+    }
+
     pub fn f_ds(&self) -> f64 {
         self.f_c_ds + self.f_d_ds
     }

@@ -7,21 +7,12 @@
 use super::adams::{step, step_slope};
 use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
 
-/// How the damping coefficient grows with the penetration: the parameter `recurDynDamping`, in
-/// the order of the interface's Enumeration type `RecurDynDamping`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecurDynDamping {
-    Power = 1,
-    Step = 2,
-}
-
-impl RecurDynDamping {
-    pub const ALL: [RecurDynDamping; 2] = [RecurDynDamping::Power, RecurDynDamping::Step];
-
-    pub fn from_index(index: i32) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|damping| *damping as i32 == index)
+indexed_choice! {
+    /// How the damping coefficient grows with the penetration: the parameter `recurDynDamping`, in
+    /// the order of the interface's Enumeration type `RecurDynDamping`.
+    RecurDynDamping {
+        Power = 1,
+        Step = 2,
     }
 }
 
@@ -83,13 +74,7 @@ impl ContactLaw for RecurDynContact {
         let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
         let (coefficient, _) = self.coefficient(s_rel);
         let f_d = coefficient * self.factor(v_rel) * v_rel;
-        Forces {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
+        Forces::in_contact(f_c, f_d, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
@@ -101,13 +86,7 @@ impl ContactLaw for RecurDynContact {
         let r = self.factor(v_rel);
         let f_d = coefficient * r * v_rel;
         let (f_d_ds, f_d_dv) = (coefficient_ds * r * v_rel, coefficient * r);
-        Partials {
-            f_c_ds,
-            f_d_ds,
-            f_d_dv,
-            loss_power_ds: v_rel * f_d_ds,
-            loss_power_dv: f_d + v_rel * f_d_dv,
-        }
+        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
     }
 
     /// `v_rel`: the damping factor switches where the bodies stop approaching (the force is
@@ -146,14 +125,7 @@ mod tests {
     use super::*;
 
     const LAW: RecurDynContact = RecurDynContact {
-        spring: GapLaw {
-            c: 1e4,
-            d: 20.0,
-            s_rel0: 0.0,
-            n: 1.0,
-            s_ref: 1.0,
-            f_ref: 0.0,
-        },
+        spring: checks::SPRING,
         damping: RecurDynDamping::Power,
         n_d: 1.0,
         d_max: 1e-3,
@@ -191,7 +163,7 @@ mod tests {
         let constant = RecurDynContact { n_d: 0.0, ..LAW };
         assert!((constant.evaluate(-1e-12, -1.0).f + 20.0).abs() < 1e-6);
         assert_eq!(LAW.evaluate(1e-3, -1.0), Forces::default());
-        for (value, damping) in (1..).zip(RecurDynDamping::ALL) {
+        for (value, damping) in (1..).zip(RecurDynDamping::ALL.iter().copied()) {
             assert_eq!(RecurDynDamping::from_index(value), Some(damping));
         }
         assert_eq!(RecurDynDamping::from_index(3), None);
@@ -199,7 +171,7 @@ mod tests {
 
     #[test]
     fn partials_rates_and_the_rebound_switch() {
-        for damping in RecurDynDamping::ALL {
+        for &damping in RecurDynDamping::ALL {
             for (n, n_d) in [(1.0, 1.0), (1.5, 1.5), (2.0, 0.0), (1.0, 2.5)] {
                 let law = RecurDynContact {
                     spring: GapLaw { n, ..LAW.spring },
@@ -219,7 +191,7 @@ mod tests {
 
     #[test]
     fn impacts_through_the_dynamic_step_match_runge_kutta() {
-        for damping in RecurDynDamping::ALL {
+        for &damping in RecurDynDamping::ALL {
             for rdf in [0.001, 1.0] {
                 for n in [1.0, 1.5] {
                     let law = RecurDynContact {

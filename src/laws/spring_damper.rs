@@ -37,13 +37,7 @@ impl ContactLaw for SpringDamper {
         } else {
             self.spring.d * v_rel
         };
-        Forces {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
+        Forces::in_contact(f_c, f_d, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
@@ -56,13 +50,7 @@ impl ContactLaw for SpringDamper {
         } else {
             (self.spring.d * v_rel, 0.0, self.spring.d)
         };
-        Partials {
-            f_c_ds,
-            f_d_ds,
-            f_d_dv,
-            loss_power_ds: v_rel * f_d_ds,
-            loss_power_dv: f_d + v_rel * f_d_dv,
-        }
+        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
     }
 
     /// NoPulling: `d*v_rel + f_c`, positive exactly where the clamp acts. SpringDamper has no
@@ -90,19 +78,12 @@ impl ContactLaw for SpringDamper {
         if !self.spring.in_contact(s_rel) {
             return Some(AffineRegion::default());
         }
-        let k = self.spring.reference_force() / self.spring.s_ref;
         let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
-        let (stiffness, damping) = if self.clamped(f_c, v_rel) {
-            (0.0, 0.0)
+        Some(if self.clamped(f_c, v_rel) {
+            self.spring.affine_branch(0.0, 0.0)
         } else {
-            (k, self.spring.d)
-        };
-        Some(AffineRegion {
-            stiffness,
-            damping,
-            offset: 0.0,
-            spring_stiffness: k,
-            spring_offset: 0.0,
+            self.spring
+                .affine_branch(self.spring.linear_stiffness(), self.spring.d)
         })
     }
 
@@ -120,14 +101,7 @@ mod tests {
     use super::super::checks;
     use super::*;
 
-    const SPRING: GapLaw = GapLaw {
-        c: 1e4,
-        d: 20.0,
-        s_rel0: 0.0,
-        n: 1.0,
-        s_ref: 1.0,
-        f_ref: 0.0,
-    };
+    const SPRING: GapLaw = checks::SPRING;
     const PULLING: SpringDamper = SpringDamper {
         spring: SPRING,
         no_pulling: false,

@@ -383,14 +383,7 @@ mod tests {
     use super::*;
     use crate::laws::GapLaw;
 
-    const LAW: GapLaw = GapLaw {
-        c: 1e4,
-        d: 20.0,
-        s_rel0: 0.0,
-        n: 1.0,
-        s_ref: 1.0,
-        f_ref: 0.0,
-    };
+    const LAW: GapLaw = crate::laws::checks::SPRING;
 
     /// A fine RK4 of the same ODE with the law evaluated as is (kinks not located): an
     /// independent route whose error is of the order of its step.

@@ -598,14 +598,7 @@ mod tests {
     use super::*;
     use crate::laws::GapLaw;
 
-    const LAW: GapLaw = GapLaw {
-        c: 1e4,
-        d: 20.0,
-        s_rel0: 0.0,
-        n: 1.0,
-        s_ref: 1.0,
-        f_ref: 0.0,
-    };
+    const LAW: GapLaw = crate::laws::checks::SPRING;
 
     fn limits(max_size: f64) -> SubstepLimits {
         SubstepLimits {
