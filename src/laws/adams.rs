@@ -6,7 +6,9 @@
 //! In Adams' terms `IMPACT(x, dx, x1, k, e, cmax, d)`: `x1` is `s_rel0`, `k` is `c` (with
 //! `s_ref` = 1 m and `f_ref` = 0), `e` (the exponent) is `n`, `cmax` is `d` and `d` is `d_max`.
 
-use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
+use super::{
+    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
+};
 
 /// Adams' STEP(x, x0, h0, x1, h1): `h0` up to `x0`, `h1` from `x1` on, the cubic
 /// `h0 + (h1 - h0)*r^2*(3 - 2r)`, `r = (x - x0)/(x1 - x0)`, in between (its slope is 0 at both
@@ -52,38 +54,41 @@ impl AdamsImpact {
     }
 }
 
+impl DamperPart for AdamsImpact {
+    fn spring(&self) -> &GapLaw {
+        &self.spring
+    }
+
+    fn damper(&self, f_c: f64, s_rel: f64, v_rel: f64) -> f64 {
+        let unclamped = self.damping(s_rel).0 * v_rel;
+        if f_c + unclamped > 0.0 {
+            -f_c
+        } else {
+            unclamped
+        }
+    }
+
+    fn damper_slopes(&self, f_c: f64, f_c_ds: f64, s_rel: f64, v_rel: f64) -> (f64, f64, f64) {
+        let (damping, damping_ds) = self.damping(s_rel);
+        if f_c + damping * v_rel > 0.0 {
+            (-f_c, -f_c_ds, 0.0)
+        } else {
+            (damping * v_rel, damping_ds * v_rel, damping)
+        }
+    }
+}
+
 impl ContactLaw for AdamsImpact {
     fn s_rel0(&self) -> f64 {
         self.spring.s_rel0
     }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        if !self.spring.in_contact(s_rel) {
-            return Forces::default();
-        }
-        let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
-        let (damping, _) = self.damping(s_rel);
-        let unclamped = damping * v_rel;
-        let f_d = if f_c + unclamped > 0.0 {
-            -f_c
-        } else {
-            unclamped
-        };
-        Forces::in_contact(f_c, f_d, v_rel)
+        damped_forces(self, s_rel, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        if !self.spring.in_contact(s_rel) {
-            return Partials::default();
-        }
-        let (f_c, f_c_ds) = self.spring.spring_force_and_slope(s_rel);
-        let (damping, damping_ds) = self.damping(s_rel);
-        let (f_d, f_d_ds, f_d_dv) = if f_c + damping * v_rel > 0.0 {
-            (-f_c, -f_c_ds, 0.0)
-        } else {
-            (damping * v_rel, damping_ds * v_rel, damping)
-        };
-        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
+        damped_partials(self, s_rel, v_rel)
     }
 
     /// `STEP(delta)*v_rel + f_c`: positive exactly where the clamp acts.

@@ -8,7 +8,9 @@
 //! `v0` belongs to the contact, the integrators hand it over at every located touch-down
 //! ([`ContactLaw::touched_down`]).
 
-use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
+use super::{
+    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
+};
 
 indexed_choice! {
     /// How `chi` is obtained: the parameter `hysteresis`, in the order of the interface's
@@ -79,40 +81,41 @@ impl HuntCrossley {
     }
 }
 
+impl DamperPart for HuntCrossley {
+    fn spring(&self) -> &GapLaw {
+        &self.spring
+    }
+
+    /// `f = f_c*(1 - chi*v_rel)`: the damper part is `-chi*v_rel*f_c`.
+    fn damper(&self, f_c: f64, _s_rel: f64, v_rel: f64) -> f64 {
+        if self.clamped(v_rel) {
+            -f_c
+        } else {
+            -self.chi * v_rel * f_c
+        }
+    }
+
+    fn damper_slopes(&self, f_c: f64, f_c_ds: f64, _s_rel: f64, v_rel: f64) -> (f64, f64, f64) {
+        if self.clamped(v_rel) {
+            (-f_c, -f_c_ds, 0.0)
+        } else {
+            let factor = -self.chi * v_rel;
+            (factor * f_c, factor * f_c_ds, -self.chi * f_c)
+        }
+    }
+}
+
 impl ContactLaw for HuntCrossley {
     fn s_rel0(&self) -> f64 {
         self.spring.s_rel0
     }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        if !self.spring.in_contact(s_rel) {
-            return Forces::default();
-        }
-        let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
-        // f = f_c*(1 - chi*v_rel): the damper part is -chi*v_rel*f_c.
-        let f_d = if self.clamped(v_rel) {
-            -f_c
-        } else {
-            -self.chi * v_rel * f_c
-        };
-        Forces::in_contact(f_c, f_d, v_rel)
+        damped_forces(self, s_rel, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        if !self.spring.in_contact(s_rel) {
-            return Partials::default();
-        }
-        let (f_c, f_c_ds) = self.spring.spring_force_and_slope(s_rel);
-        let (f_d, f_d_ds, f_d_dv) = if self.clamped(v_rel) {
-            (-f_c, -f_c_ds, 0.0)
-        } else {
-            (
-                -self.chi * v_rel * f_c,
-                -self.chi * v_rel * f_c_ds,
-                -self.chi * f_c,
-            )
-        };
-        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
+        damped_partials(self, s_rel, v_rel)
     }
 
     /// `chi*v_rel - 1`, positive exactly where the clamp acts; a constant without hysteresis.

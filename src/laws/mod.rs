@@ -53,6 +53,41 @@ pub struct Forces {
     pub loss_power: f64,
 }
 
+/// A law that adds a damper part to the spring force every law shares (`f = f_c + f_d`, the
+/// spring part `f_c = -F_c` of [`GapLaw`]): it gives the damper part and its slopes, and
+/// [`damped_forces`] and [`damped_partials`] make the law's values from them.
+pub(crate) trait DamperPart {
+    fn spring(&self) -> &GapLaw;
+
+    /// The damper part `f_d` in contact, where the spring part is `f_c`.
+    fn damper(&self, f_c: f64, s_rel: f64, v_rel: f64) -> f64;
+
+    /// `(f_d, df_d/ds_rel, df_d/dv_rel)` in contact, where the spring part is `f_c` with the slope
+    /// `f_c_ds`.
+    fn damper_slopes(&self, f_c: f64, f_c_ds: f64, s_rel: f64, v_rel: f64) -> (f64, f64, f64);
+}
+
+/// [`ContactLaw::evaluate`] of a [`DamperPart`] law.
+pub(crate) fn damped_forces<L: DamperPart>(law: &L, s_rel: f64, v_rel: f64) -> Forces {
+    let spring = law.spring();
+    if !spring.in_contact(s_rel) {
+        return Forces::default();
+    }
+    let (f_c, _) = spring.spring_force_and_slope(s_rel);
+    Forces::in_contact(f_c, law.damper(f_c, s_rel, v_rel), v_rel)
+}
+
+/// [`ContactLaw::partials`] of a [`DamperPart`] law.
+pub(crate) fn damped_partials<L: DamperPart>(law: &L, s_rel: f64, v_rel: f64) -> Partials {
+    let spring = law.spring();
+    if !spring.in_contact(s_rel) {
+        return Partials::default();
+    }
+    let (f_c, f_c_ds) = spring.spring_force_and_slope(s_rel);
+    let (f_d, f_d_ds, f_d_dv) = law.damper_slopes(f_c, f_c_ds, s_rel, v_rel);
+    Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
+}
+
 /// Partial derivatives of the law's outputs with respect to `s_rel` (`ds`) and `v_rel` (`dv`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Partials {

@@ -5,7 +5,9 @@
 //! while approaching. Not clamped: it is the tool's law, and it may pull.
 
 use super::adams::{step, step_slope};
-use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
+use super::{
+    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
+};
 
 indexed_choice! {
     /// How the damping coefficient grows with the penetration: the parameter `recurDynDamping`, in
@@ -62,31 +64,37 @@ impl RecurDynContact {
     }
 }
 
+impl DamperPart for RecurDynContact {
+    fn spring(&self) -> &GapLaw {
+        &self.spring
+    }
+
+    fn damper(&self, _f_c: f64, s_rel: f64, v_rel: f64) -> f64 {
+        self.coefficient(s_rel).0 * self.factor(v_rel) * v_rel
+    }
+
+    fn damper_slopes(&self, _f_c: f64, _f_c_ds: f64, s_rel: f64, v_rel: f64) -> (f64, f64, f64) {
+        let (coefficient, coefficient_ds) = self.coefficient(s_rel);
+        let r = self.factor(v_rel);
+        (
+            coefficient * r * v_rel,
+            coefficient_ds * r * v_rel,
+            coefficient * r,
+        )
+    }
+}
+
 impl ContactLaw for RecurDynContact {
     fn s_rel0(&self) -> f64 {
         self.spring.s_rel0
     }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        if !self.spring.in_contact(s_rel) {
-            return Forces::default();
-        }
-        let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
-        let (coefficient, _) = self.coefficient(s_rel);
-        let f_d = coefficient * self.factor(v_rel) * v_rel;
-        Forces::in_contact(f_c, f_d, v_rel)
+        damped_forces(self, s_rel, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        if !self.spring.in_contact(s_rel) {
-            return Partials::default();
-        }
-        let (_, f_c_ds) = self.spring.spring_force_and_slope(s_rel);
-        let (coefficient, coefficient_ds) = self.coefficient(s_rel);
-        let r = self.factor(v_rel);
-        let f_d = coefficient * r * v_rel;
-        let (f_d_ds, f_d_dv) = (coefficient_ds * r * v_rel, coefficient * r);
-        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
+        damped_partials(self, s_rel, v_rel)
     }
 
     /// `v_rel`: the damping factor switches where the bodies stop approaching (the force is

@@ -5,7 +5,9 @@
 //! With the penetration `delta = s_rel0 - s_rel` and `F_c = f_ref*(delta/s_ref)^n`, the normal
 //! force is `F_n = F_c + d*der(delta)`, or `max(0, F_c + d*der(delta))`; `f = -F_n`.
 
-use super::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
+use super::{
+    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringDamper {
@@ -22,35 +24,39 @@ impl SpringDamper {
     }
 }
 
+impl DamperPart for SpringDamper {
+    fn spring(&self) -> &GapLaw {
+        &self.spring
+    }
+
+    fn damper(&self, f_c: f64, _s_rel: f64, v_rel: f64) -> f64 {
+        if self.clamped(f_c, v_rel) {
+            -f_c
+        } else {
+            self.spring.d * v_rel
+        }
+    }
+
+    fn damper_slopes(&self, f_c: f64, f_c_ds: f64, _s_rel: f64, v_rel: f64) -> (f64, f64, f64) {
+        if self.clamped(f_c, v_rel) {
+            (-f_c, -f_c_ds, 0.0)
+        } else {
+            (self.spring.d * v_rel, 0.0, self.spring.d)
+        }
+    }
+}
+
 impl ContactLaw for SpringDamper {
     fn s_rel0(&self) -> f64 {
         self.spring.s_rel0
     }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        if !self.spring.in_contact(s_rel) {
-            return Forces::default();
-        }
-        let (f_c, _) = self.spring.spring_force_and_slope(s_rel);
-        let f_d = if self.clamped(f_c, v_rel) {
-            -f_c
-        } else {
-            self.spring.d * v_rel
-        };
-        Forces::in_contact(f_c, f_d, v_rel)
+        damped_forces(self, s_rel, v_rel)
     }
 
     fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        if !self.spring.in_contact(s_rel) {
-            return Partials::default();
-        }
-        let (f_c, f_c_ds) = self.spring.spring_force_and_slope(s_rel);
-        let (f_d, f_d_ds, f_d_dv) = if self.clamped(f_c, v_rel) {
-            (-f_c, -f_c_ds, 0.0)
-        } else {
-            (self.spring.d * v_rel, 0.0, self.spring.d)
-        };
-        Partials::of_parts(f_c_ds, f_d, f_d_ds, f_d_dv, v_rel)
+        damped_partials(self, s_rel, v_rel)
     }
 
     /// NoPulling: `d*v_rel + f_c`, positive exactly where the clamp acts. SpringDamper has no
