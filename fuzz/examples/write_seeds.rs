@@ -251,7 +251,12 @@ fn main() {
             "hunt_crossley_in_contact",
             serialized_after(
                 CO_SIMULATION,
-                &[(Var::ForceLaw, 4.0), (Var::C, 1e4), (Var::N, 1.5), (Var::E, 0.6)],
+                &[
+                    (Var::ForceLaw, 4.0),
+                    (Var::C, 1e4),
+                    (Var::N, 1.5),
+                    (Var::E, 0.6),
+                ],
                 false,
                 |i| steps(i, 5, 1e-3, approach),
             ),

@@ -296,6 +296,14 @@ enum Call {
         which: u8,
         value: Real,
     },
+    /// Chooses a force law and its variant (Hunt-Crossley's hysteresis model, RecurDyn's
+    /// damping), and one of the laws' parameters: a random Integer would rarely name an item.
+    ChooseLaw {
+        law: u8,
+        variant: u8,
+        which: u8,
+        value: Real,
+    },
     GetFMUstate(StateSlot),
     SetFMUstate(StateSlot),
     FreeFMUstate(StateSlot),
@@ -775,6 +783,28 @@ impl Harness {
                         instance.set_reals(&[(Var::N, x)]);
                     }
                 }
+            }
+            Call::ChooseLaw {
+                law,
+                variant,
+                which,
+                value,
+            } => {
+                let choices = [
+                    (Var::ForceLaw, 1 + i32::from(*law % 6)),
+                    (Var::Hysteresis, 1 + i32::from(*variant % 5)),
+                    (Var::RecurDynDamping, 1 + i32::from(*variant % 2)),
+                ];
+                for (var, choice) in choices {
+                    let vr = [elastogap::variables::by_var(var).value_reference];
+                    let n = [choice];
+                    instance.call("fmi2SetInteger", |c| unsafe {
+                        fmi2SetInteger(c, vr.as_ptr(), 1, n.as_ptr())
+                    });
+                }
+                let parameter = [Var::Chi, Var::E, Var::V0Min, Var::DMax, Var::ND, Var::Rdf]
+                    [usize::from(*which) % 6];
+                instance.set_reals(&[(parameter, value.value())]);
             }
             Call::GetFMUstate(slot) => {
                 let p = self.state_pointer(*slot);

@@ -370,12 +370,17 @@ impl Instance {
         }
         let (f, f_c, f_d) = (value(Var::F), value(Var::FC), value(Var::FD));
         let loss_power = value(Var::LossPower);
-        let law = self.get_integer(Var::ForceLaw).and_then(ForceLaw::from_index)?;
+        let law = self
+            .get_integer(Var::ForceLaw)
+            .and_then(ForceLaw::from_index)?;
         // ElastoGap bounds the damper by the spring; NoPulling, Hunt-Crossley and Adams' IMPACT
         // clamp the force at 0; SpringDamper and RecurDyn's contact may pull, as in those tools.
         let pulls = matches!(law, ForceLaw::SpringDamper | ForceLaw::RecurDynContact);
         if !pulls {
-            assert!(f <= 0.0, "{context}: f = {f} > 0 under {law:?}, which never pulls");
+            assert!(
+                f <= 0.0,
+                "{context}: f = {f} > 0 under {law:?}, which never pulls"
+            );
         }
         if law == ForceLaw::ElastoGap {
             assert!(
