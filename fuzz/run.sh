@@ -15,7 +15,7 @@ seconds="${1:-60}"
 # A step is bounded by the FMU and by the harness cap (see fuzz/src/lib.rs), so an input that
 # runs this long hangs.
 per_input_timeout=10
-targets=(fmi_calls deserialize_state)
+targets=(fmi_calls deserialize_state table_file)
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"

@@ -31,6 +31,7 @@ mod elasto_gap;
 mod hunt_crossley;
 mod recurdyn;
 mod spring_damper;
+mod table;
 
 pub use adams::{step, step_slope, AdamsImpact};
 pub use choice::{ForceLaw, Law, LawOptions};
@@ -38,6 +39,7 @@ pub use elasto_gap::GapLaw;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
+pub use table::{gap_force_tables, Table, TableError};
 
 /// A law's values at one relative position and velocity.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
