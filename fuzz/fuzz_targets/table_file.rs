@@ -23,7 +23,11 @@ fn check(table: &Table, points: &[(f64, f64)]) {
     }
     let increasing = points.windows(2).all(|w| w[1].1 >= w[0].1);
     let decreasing = points.windows(2).all(|w| w[1].1 <= w[0].1);
-    let scale = points.iter().map(|p| p.1.abs()).fold(0.0, f64::max).max(1.0);
+    let scale = points
+        .iter()
+        .map(|p| p.1.abs())
+        .fold(0.0, f64::max)
+        .max(1.0);
     let mut previous: Option<f64> = None;
     for k in 0..=64 {
         let x = first + span * f64::from(k) / 64.0;
@@ -31,7 +35,10 @@ fn check(table: &Table, points: &[(f64, f64)]) {
         if !(value.is_finite() && slope.is_finite()) {
             // Finite inputs can only overflow when the values themselves are near the largest
             // double.
-            assert!(scale > 1e300, "not finite at {x}: {value}, {slope} ({points:?})");
+            assert!(
+                scale > 1e300,
+                "not finite at {x}: {value}, {slope} ({points:?})"
+            );
             return;
         }
         if let Some(previous) = previous {
@@ -62,7 +69,10 @@ fuzz_target!(|data: &[u8]| {
     match gap_force_tables(&text) {
         Err(error) => assert!(!error.to_string().is_empty(), "a refusal without a reason"),
         Ok((stiffness, damping)) => {
-            assert!(stiffness.is_some() || damping.is_some(), "accepted without a table");
+            assert!(
+                stiffness.is_some() || damping.is_some(),
+                "accepted without a table"
+            );
             for (table, key) in [(stiffness, "stiffness"), (damping, "damping")] {
                 if let Some(table) = table {
                     let points = points_of(&text, key).expect("an accepted table has its points");
