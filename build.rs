@@ -303,12 +303,15 @@ fn model_variables() -> String {
                     write!(attributes, " start=\"{text}\"").unwrap();
                 }
             }
+            // The one String parameter starts empty (a parameter must have a start value).
+            (Kind::String, _) => attributes.push_str(" start=\"\""),
         }
         let element = match v.kind {
             Kind::Real => "Real",
             Kind::Integer if v.declared_type.is_some() => "Enumeration",
             Kind::Integer => "Integer",
             Kind::Boolean => "Boolean",
+            Kind::String => "String",
         };
         writeln!(
             out,

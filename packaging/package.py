@@ -13,7 +13,7 @@
    a developer's quicker round; CI and the README's commands build both.
 2. Lays out `target/fmu/<modelIdentifier>/`: `modelDescription.xml`, `binaries/<platform>/<modelIdentifier>.so`
    (renamed from `libelastogap.so`: importers load exactly that name) and `binaries/win64/<modelIdentifier>.dll`,
-   `model.png` (an icon drawn here)
+   `model.png` (an icon drawn here), `resources/` (the Gap Force's example table, from `packaging/resources/`)
    and `documentation/index.html`. The page's tables are generated from the built modelDescription.xml,
    and its force plot is computed by calling the built binary through FMPy.
 3. Zips the directory to `target/fmu/<modelIdentifier>.fmu`.
@@ -469,6 +469,8 @@ LAW_PLOTS = [
     # Step damping and a rebound factor large enough to show both: the damping while separating is
     # 0.3 of that while approaching, and the law pulls where it exceeds the spring force.
     (6, "RecurDynContact", {"recurDynDamping": 2, "d_max": 1e-3, "rdf": 0.3}),
+    # Its default range (contact while s_rel < s_rel0), a degressive damper and a preload.
+    (7, "GapForce", {"n_v": 1.5, "preload": 5.0}),
 ]
 LAW_PLOT_DEPTH = 0.01
 LAW_PLOT_RATES = (1.0, 0.5, 0.0, -0.5, -1.0)
@@ -508,6 +510,8 @@ def law_normal_force(name, delta, rate, p):
         else:
             damping = adams_step(delta, 0.0, 0.0, p["d_max"], d)
         return spring + damping * rate * r
+    if name == "GapForce":
+        return spring + d * math.copysign(abs(rate) ** p["n_v"], rate) + p["preload"]
     raise PackagingError(f"no formula for the law {name}")
 
 
@@ -817,6 +821,15 @@ LAW_ROWS = [
      "RecurDyn contact: stiffness coefficient <code>c</code>, damping coefficient <code>d</code>, stiffness "
      "exponent <code>n</code>, indentation exponent of the damping <code>n_d</code>, rebound damping factor "
      "RDF <code>rdf</code>, boundary penetration <code>d_max</code>"),
+    ("GapForce", "two-sided: f = f_ref&middot;sgnpow((s_rel &minus; s_rel0)/s_ref, n) + d&middot;sgnpow(v_rel, n_v) "
+     "&minus; <code>preload</code> while <code>rangeMin</code> &lt; s_rel &lt; <code>rangeMax</code>, 0 outside "
+     "(sgnpow(y, p) = sign(y)&middot;|y|^p); the spring and/or the damper part from <code>tableFile</code> instead",
+     "none inside the range (the law is C&sup1; there: n, n_v &ge; 1, tables cubic); the range's two ends are "
+     "the contact indicator <code>max(rangeMin &minus; s_rel, s_rel &minus; rangeMax)</code>",
+     "RecurDyn Gap Force, normal direction: stiffness coefficient <code>c</code>, stiffness exponent <code>n</code>, "
+     "damping coefficient <code>d</code>, damping exponent <code>n_v</code>, <code>preload</code>, range min/max "
+     "<code>rangeMin</code>/<code>rangeMax</code>, stiffness and damping splines <code>tableFile</code> "
+     "(with s_ref = 1 m, f_ref = 0)"),
 ]
 
 
@@ -850,9 +863,25 @@ raises an event at each kink through the second event indicator. The laws with a
 NoPulling at the touch-down, SpringDamper at the lift-off, RecurDynContact with <code>n_d</code> = 0 at both) are
 integrated across it exactly: the jump falls on a located contact event. The plots below are for c = {p['c']:g} N/m, d = {p['d']:g} N&middot;s/m,
 n = {p['n']:g}, d_max = 1 mm, e = 0.8 (LankaraniNikravesh), the contact having touched down at
-{LAW_PLOT_TOUCHDOWN_SPEED:g} m/s; RecurDynContact with Step damping and <code>rdf</code> = 0.3.
+{LAW_PLOT_TOUCHDOWN_SPEED:g} m/s; RecurDynContact with Step damping and <code>rdf</code> = 0.3; GapForce in its
+default range (contact while s_rel &lt; s_rel0) with <code>n_v</code> = 1.5 and <code>preload</code> = 5 N.
 &delta;&#775; &gt; 0 presses in, &lt; 0 separates.</p>
 {chr(10).join(figures)}
+<h3 id="gap-force-tables">The Gap Force's tables</h3>
+<p>The String parameter <code>tableFile</code> names a JSON file with <code>"stiffness": [[x, force], ...]</code>
+(x = s_rel &minus; s_rel0; it replaces f_ref&middot;sgnpow(x/s_ref, n)) and/or <code>"damping": [[v_rel, force], ...]</code>
+(it replaces d&middot;sgnpow(v_rel, n_v)), forces as <code>f</code> counts them (the body at flange_b feels
+&minus;f). A relative path is looked up in this FMU's <code>resources/</code> folder, where
+<code>gap_force_example.json</code> is an example (a progressive spring and a degressive damper, symmetric); an
+absolute path or a <code>file:</code> URI is read as it is. Between its points a table is the monotone C&sup1;
+cubic of Fritsch and Butland (the interpolant of MATLAB's and SciPy's <code>pchip</code>: slopes from weighted
+harmonic means of the secants, 0 where the data turns), so it never overshoots the data; outside them it
+continues the end point's slope in a straight line. A damping table must not feed energy: its forces must
+not decrease as v_rel grows and it must pass through 0 at rest. The file is read at
+<code>fmi2ExitInitializationMode</code>; a missing file, text that is not JSON, an unknown key, fewer than 2
+points, abscissae that do not increase strictly, a number beyond the doubles or a damping table that would
+feed energy is refused there with a logged error naming the file and the problem. An FMU state names its
+tables by a fingerprint of the file's text and is restored only where <code>tableFile</code> gives the same.</p>
 """
 
 
@@ -1304,6 +1333,8 @@ def main():
         shutil.copyfile(cdylib, binary)
         binary.chmod(0o755)
         (stage / "model.png").write_bytes(draw_icon())
+        # The Gap Force's example table: tableFile = "gap_force_example.json" names it.
+        shutil.copytree(ROOT / "packaging" / "resources", stage / "resources")
 
         check_exports(binary)
         platforms = [platform_dir]

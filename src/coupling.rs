@@ -18,8 +18,8 @@
 //! Pure Rust: no FFI, no allocation.
 
 use crate::laws::ContactLaw;
-use crate::step::dynamic::{entry_time, integrate_dynamics, outside, Dynamics};
-use crate::step::{integrate_step, DynamicStep, Motion, SubstepLimits};
+use crate::step::dynamic::{entry_time, integrate_dynamics, Dynamics};
+use crate::step::{integrate_step, ContactSpan, DynamicStep, Motion, SubstepLimits};
 
 /// A contact over at most this many steps is one the steps cannot resolve (the issue's
 /// measurements: the extrapolated impulse goes wrong from half a contact duration per step).
@@ -422,8 +422,8 @@ impl Coupling {
             a: a_ext,
         };
         // Still in contact at the end, the next step plans anew anyway.
-        let contact_soon = outside(law.s_rel0(), free.s) >= 0.0
-            && entry_time(free, law.s_rel0(), 2.0 * h).is_some();
+        let span = ContactSpan::of(law);
+        let contact_soon = span.outside(free.s) >= 0.0 && entry_time(free, span, 2.0 * h).is_some();
         let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
         let force = impulse / h - mass * shift / (h * h);
         let master_end = held_over(master, a_ext - force / mass, h);

@@ -5,7 +5,12 @@
 use crate::coupling::{
     held_over, replay, Correction, Coupling, Extrapolation, Observed, Prediction,
 };
-use crate::laws::{ContactLaw, Forces, GapLaw, Law, LawOptions, Partials};
+use std::sync::Arc;
+
+use crate::laws::{
+    distance_outside, distance_outside_and_rate, ContactLaw, ForceLaw, Forces, GapLaw, GapTables,
+    Law, LawOptions, Partials,
+};
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
 use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
@@ -75,6 +80,10 @@ impl Default for Parameters {
                 recurdyn_damping: start(Var::RecurDynDamping) as i32,
                 n_d: start(Var::ND),
                 rdf: start(Var::Rdf),
+                n_v: start(Var::NV),
+                preload: start(Var::Preload),
+                range_min: start(Var::RangeMin),
+                range_max: start(Var::RangeMax),
             },
             use_heat_port: start(Var::UseHeatPort) != 0.0,
             max_substep_size: start(Var::MaxSubstepSize),
@@ -209,7 +218,7 @@ pub enum Interface {
     ModelExchange,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ElastoGap {
     pub interface: Interface,
     pub parameters: Parameters,
@@ -232,6 +241,9 @@ pub struct ElastoGap {
     pub touchdown_speed: f64,
     /// Co-simulation: the model of the relative motion behind `f_mean` and `f_next`.
     pub coupling: Coupling,
+    /// The Gap Force's tables, read from `tableFile` when the parameters took effect; shared with
+    /// the FMU states taken since (they cannot change while the instance runs).
+    pub tables: Option<Arc<GapTables>>,
 }
 
 /// What one co-simulation step did, for the FMI layer's log.
@@ -313,6 +325,7 @@ impl Default for ElastoGap {
             contact_at_event: false,
             touchdown_speed: 0.0,
             coupling: Coupling::default(),
+            tables: None,
         }
     }
 }
@@ -336,11 +349,18 @@ impl ElastoGap {
     }
 
     /// The law the parameters choose, as the contact under way sees it.
-    pub fn law(&self) -> Law {
+    pub fn law(&self) -> Law<'_> {
+        self.law_with(self.tables.as_deref())
+    }
+
+    /// [`Self::law`] with the tables borrowed from elsewhere (a clone of the instance's `Arc`),
+    /// so that the law does not borrow the instance while a step changes it.
+    pub(crate) fn law_with<'t>(&self, tables: Option<&'t GapTables>) -> Law<'t> {
         Law::new(
             self.parameters.spring,
             &self.parameters.options,
             self.touchdown_speed,
+            tables,
         )
     }
 
@@ -356,6 +376,22 @@ impl ElastoGap {
             .filter(|v| v.causality == crate::variables::Causality::Parameter)
         {
             self.check(variable.var)?;
+        }
+        self.check_parameter_relations()
+    }
+
+    /// The rules between parameters, for the law in use: the Gap Force's range must not be empty.
+    pub fn check_parameter_relations(&self) -> Result<(), RuleViolation> {
+        let o = &self.parameters.options;
+        if o.force_law == ForceLaw::GapForce as i32 && o.range_min >= o.range_max {
+            return Err(RuleViolation {
+                name: by_var(Var::RangeMax).name,
+                value: o.range_max,
+                rule: format!(
+                    "greater than rangeMin = {} (the Gap Force acts while rangeMin < s_rel < rangeMax)",
+                    Number(o.range_min)
+                ),
+            });
         }
         Ok(())
     }
@@ -400,6 +436,12 @@ impl ElastoGap {
             Var::RecurDynDamping => f64::from(p.options.recurdyn_damping),
             Var::ND => p.options.n_d,
             Var::Rdf => p.options.rdf,
+            Var::NV => p.options.n_v,
+            Var::Preload => p.options.preload,
+            Var::RangeMin => p.options.range_min,
+            Var::RangeMax => p.options.range_max,
+            // Text: kept by the FMI layer; the model holds the tables read from it.
+            Var::TableFile => 0.0,
             Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
             Var::MaxSubstepSize => p.max_substep_size,
             Var::MaxSubstepCount => f64::from(p.max_substep_count),
@@ -445,7 +487,9 @@ impl ElastoGap {
     pub fn read(&mut self, var: Var) -> f64 {
         if var == Var::FNext && self.interface == Interface::CoSimulation {
             let limits = self.substep_limits();
-            self.coupling.f_next.make(&self.law(), limits);
+            let tables = self.tables.clone();
+            let law = self.law_with(tables.as_deref());
+            self.coupling.f_next.make(&law, limits);
             self.coupling.f_next_read = true;
         }
         self.value(var)
@@ -471,6 +515,11 @@ impl ElastoGap {
             Var::RecurDynDamping => p.options.recurdyn_damping = value as i32,
             Var::ND => p.options.n_d = value,
             Var::Rdf => p.options.rdf = value,
+            Var::NV => p.options.n_v = value,
+            Var::Preload => p.options.preload = value,
+            Var::RangeMin => p.options.range_min = value,
+            Var::RangeMax => p.options.range_max = value,
+            Var::TableFile => unreachable!("tableFile is text, set through the FMI layer"),
             Var::UseHeatPort => p.use_heat_port = value != 0.0,
             Var::MaxSubstepSize => p.max_substep_size = value,
             Var::MaxSubstepCount => p.max_substep_count = value as i32,
@@ -562,7 +611,9 @@ impl ElastoGap {
     /// What the step did goes to `report`, which starts as the default; a caller stepping in a
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
-        let law = self.law();
+        // A reference count, not a copy of the tables: the step allocates nothing.
+        let tables = self.tables.clone();
+        let law = self.law_with(tables.as_deref());
         crate::with_law!(&law, law => self.do_step_with(law, h, report))
     }
 
@@ -820,7 +871,7 @@ impl ElastoGap {
     pub fn event_indicators(&self) -> [f64; EVENT_INDICATORS.len()] {
         let motion = self.motion();
         EVENT_INDICATORS.map(|indicator| match indicator {
-            EventIndicator::Contact => motion.s - self.parameters.spring.s_rel0,
+            EventIndicator::Contact => distance_outside(self.law().contact_ends(), motion.s),
             EventIndicator::Kink => self.law().kink_indicator(motion.s, motion.v),
         })
     }
@@ -848,14 +899,16 @@ impl ElastoGap {
     /// initialization). Returns whether the contact changed.
     pub fn update_at_event(&mut self) -> bool {
         let motion = self.motion();
-        let law = &self.parameters.spring;
+        let spring = &self.parameters.spring;
         // A solver reports a contact event at a located root, which may lie a rounding error on
-        // either side of s_rel0. There the side the motion is heading to decides, or contact
-        // would stay unset until the next event although the flanges are pressing in.
-        let gap = motion.s - law.s_rel0;
-        let at_boundary = gap.abs() <= 1e-9 * law.s_ref.max(law.s_rel0.abs()).max(motion.s.abs());
+        // either side of a contact end. There the side the motion is heading to decides, or
+        // contact would stay unset until the next event although the flanges are pressing in.
+        let ends = self.law().contact_ends();
+        let (gap, gap_rate) = distance_outside_and_rate(ends, motion.s, motion.v);
+        // On an end, |s_rel| is the end's magnitude.
+        let at_boundary = gap.abs() <= 1e-9 * spring.s_ref.max(motion.s.abs());
         let contact = if at_boundary {
-            motion.v < 0.0
+            gap_rate < 0.0
         } else {
             gap < 0.0
         };
@@ -872,7 +925,7 @@ impl ElastoGap {
     /// as touched down at the start's approach speed.
     pub fn begin_run(&mut self) {
         let motion = self.motion();
-        if motion.s < self.parameters.spring.s_rel0 {
+        if distance_outside(self.law().contact_ends(), motion.s) < 0.0 {
             self.touchdown_speed = -motion.v;
         }
     }

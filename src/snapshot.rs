@@ -12,9 +12,12 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 /// 4: whether the master reads `f_next` was added (the prediction is made when it is first read).
 /// 5: the force law's choice and parameters, and the touch-down speed of the last contact.
-const FORMAT_VERSION: u32 = 5;
+/// 6: the Gap Force's parameters and the fingerprint of its tables.
+const FORMAT_VERSION: u32 = 6;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 89;
+const FIELD_COUNT: usize = 95;
+/// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
+const FINGERPRINT_SLOTS: [usize; 2] = [93, 94];
 /// The slot of the flag whether the master reads `f_next`.
 const F_NEXT_READ_SLOT: usize = 78;
 /// The slots of the law's three Enumeration choices: forceLaw, hysteresis, recurDynDamping.
@@ -205,14 +208,31 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     o.hysteresis = hysteresis as i32;
     o.recurdyn_damping = recurdyn_damping as i32;
     visitor(&mut model.touchdown_speed);
+    for value in [
+        &mut o.n_v,
+        &mut o.preload,
+        &mut o.range_min,
+        &mut o.range_max,
+    ] {
+        visitor(value);
+    }
+    // The tables themselves are the instance's: a state names them by their fingerprint, which
+    // `read` returns for the FMI layer to match.
+    let fingerprint = model.tables.as_ref().map_or(0, |tables| tables.fingerprint);
+    let mut high = (fingerprint >> 32) as f64;
+    let mut low = (fingerprint & 0xffff_ffff) as f64;
+    visitor(&mut high);
+    visitor(&mut low);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
 /// prediction is not finite (the state could not be read back).
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), String> {
-    let mut copy = *model;
+    let mut copy = model.clone();
     let limits = copy.substep_limits();
-    let f_next = copy.coupling.f_next.make(&copy.law(), limits);
+    let tables = copy.tables.clone();
+    let law = copy.law_with(tables.as_deref());
+    let f_next = copy.coupling.f_next.make(&law, limits);
     if !f_next.is_finite() {
         return Err(format!(
             "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
@@ -231,7 +251,9 @@ pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), S
     Ok(())
 }
 
-pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
+/// The state, and the fingerprint of the Gap Force tables it was taken with (0: none); the
+/// caller attaches the tables.
+pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     if bytes.len() != SERIALIZED_SIZE {
         return Err(format!(
             "the buffer holds {} bytes; a serialized ElastoGap state has {SERIALIZED_SIZE}",
@@ -290,6 +312,9 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
     for slot in CHOICE_SLOTS {
         check_integer_slot(slot, any_i32.0, any_i32.1);
     }
+    for slot in FINGERPRINT_SLOTS {
+        check_integer_slot(slot, 0.0, f64::from(u32::MAX));
+    }
     // Mass estimates are never negative, and an adopted one (57) was published (63) first.
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
         malformed = true;
@@ -316,7 +341,12 @@ pub fn read(bytes: &[u8]) -> Result<ElastoGap, String> {
                 .map_err(|violation| format!("the serialized state is corrupt: {violation}"))?;
         }
     }
-    Ok(model)
+    model
+        .check_parameter_relations()
+        .map_err(|violation| format!("the serialized state is corrupt: {violation}"))?;
+    let fingerprint =
+        ((values[FINGERPRINT_SLOTS[0]] as u64) << 32) | values[FINGERPRINT_SLOTS[1]] as u64;
+    Ok((model, fingerprint))
 }
 
 #[cfg(test)]
@@ -338,14 +368,16 @@ mod tests {
         model.supplied.a = Some(-2.0);
         let mut bytes = [0u8; SERIALIZED_SIZE];
         write(&model, &mut bytes).expect("a finite state");
-        let back = read(&bytes).expect("valid state");
+        let (back, fingerprint) = read(&bytes).expect("valid state");
+        assert_eq!(fingerprint, 0, "no tables");
         // The prediction of f_next, not yet read, is written made.
         assert!(matches!(
             model.coupling.f_next,
             Prediction::Kinematic { .. }
         ));
         let limits = model.substep_limits();
-        model.coupling.f_next.make(&model.law(), limits);
+        let law = model.law_with(None);
+        model.coupling.f_next.make(&law, limits);
         assert_eq!(back, model);
 
         let mut truncated = bytes.to_vec();
@@ -354,7 +386,7 @@ mod tests {
         let mut bad_flag = bytes;
         bad_flag[12 + 7 * 8..12 + 8 * 8].copy_from_slice(&0.5f64.to_le_bytes());
         assert!(read(&bad_flag).is_err());
-        let mut unpublished_candidate = model;
+        let mut unpublished_candidate = model.clone();
         unpublished_candidate.coupling.candidate.estimate = 2.0;
         unpublished_candidate.coupling.last_estimate = 0.0;
         let mut candidate_bytes = [0u8; SERIALIZED_SIZE];
@@ -366,5 +398,30 @@ mod tests {
         let mut negative_c = bytes;
         negative_c[12..20].copy_from_slice(&(-1.0f64).to_le_bytes());
         assert!(read(&negative_c).unwrap_err().contains("c = -1"));
+    }
+
+    #[test]
+    fn a_state_names_its_tables_by_fingerprint_and_keeps_the_gap_force_parameters() {
+        let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
+        let o = &mut model.parameters.options;
+        o.force_law = crate::laws::ForceLaw::GapForce as i32;
+        (o.n_v, o.preload, o.range_min, o.range_max) = (1.5, 2.0, -0.3, 0.2);
+        let tables = crate::laws::GapTables::parse(r#"{"damping": [[-1, -2], [0, 0], [1, 2]]}"#)
+            .expect("a valid table");
+        let expected = tables.fingerprint;
+        // Both halves of the fingerprint carry bits.
+        assert!(expected >> 32 != 0 && expected & 0xffff_ffff != 0);
+        model.tables = Some(std::sync::Arc::new(tables));
+        let mut bytes = [0u8; SERIALIZED_SIZE];
+        write(&model, &mut bytes).expect("a finite state");
+        let (back, fingerprint) = read(&bytes).expect("valid state");
+        assert_eq!(fingerprint, expected);
+        assert_eq!(back.parameters.options, model.parameters.options);
+        assert!(back.tables.is_none(), "the instance attaches its own");
+        // An empty range is refused as corrupt.
+        let mut empty = model.clone();
+        empty.parameters.options.range_max = -0.3;
+        write(&empty, &mut bytes).expect("a finite state");
+        assert!(read(&bytes).unwrap_err().contains("rangeMax = -0.3"));
     }
 }

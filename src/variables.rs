@@ -28,6 +28,11 @@ pub enum Var {
     RecurDynDamping,
     ND,
     Rdf,
+    NV,
+    Preload,
+    RangeMin,
+    RangeMax,
+    TableFile,
     FlangeAS,
     FlangeAV,
     FlangeBS,
@@ -52,6 +57,8 @@ pub enum Kind {
     Real,
     Integer,
     Boolean,
+    /// Text, kept by the FMI layer (the model's values are numbers); only `tableFile`.
+    String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +112,7 @@ impl Rule {
     }
 
     /// The rule in words, for error messages and the documentation.
-    pub fn describe(self) -> String {
+    pub fn describe(self) -> std::string::String {
         match self {
             Rule::Any => "any value".to_string(),
             Rule::Finite => "a finite number".to_string(),
@@ -230,6 +237,7 @@ pub const FORCE_LAW: Enumeration = Enumeration {
         ("HuntCrossley", "F_n = max(0, F_c*(1 + chi*der(delta))), chi given or from the coefficient of restitution e (parameter hysteresis)"),
         ("AdamsImpact", "MSC Adams IMPACT: F_n = max(0, F_c + STEP(delta, 0, 0, d_max, d)*der(delta))"),
         ("RecurDynContact", "RecurDyn contact: F_n = F_c + c_d(delta)*der(delta)*r, c_d by recurDynDamping, r = rdf while separating"),
+        ("GapForce", "RecurDyn Gap Force: two-sided, f = f_ref*sgnpow((s_rel - s_rel0)/s_ref, n) + d*sgnpow(v_rel, n_v) - preload while rangeMin < s_rel < rangeMax, else 0; either part may be a table (tableFile)"),
     ],
 };
 
@@ -285,7 +293,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(RelativeTolerance, "relativeTolerance", 16, Real, Parameter, Tunable, Some(1e-6), Some("1"), Rule::Positive, NO_DEPENDENCY,
         "Relative accuracy of the adaptive integration inside a step for laws without a closed form (n != 1) (> 0)"),
     choice!(ForceLaw, "forceLaw", 40, FORCE_LAW, 1.0,
-        "Normal force law (ForceLaw): 1 ElastoGap (MSL 4.1, default), 2 SpringDamper, 3 NoPulling, 4 HuntCrossley, 5 AdamsImpact, 6 RecurDynContact"),
+        "Normal force law (ForceLaw): 1 ElastoGap (MSL 4.1, default), 2 SpringDamper, 3 NoPulling, 4 HuntCrossley, 5 AdamsImpact, 6 RecurDynContact, 7 GapForce"),
     choice!(Hysteresis, "hysteresis", 41, HYSTERESIS, 3.0,
         "HuntCrossley law: how chi is obtained (Hysteresis): 1 Given (parameter chi), 2 HuntCrossley, 3 LankaraniNikravesh (default), 4 Flores, 5 Gonthier, from e and the approach speed at touch-down"),
     variable!(Chi, "chi", 42, Real, Parameter, Tunable, Some(0.0), Some("s/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
@@ -302,6 +310,16 @@ pub const VARIABLES: &[Variable] = &[
         "RecurDynContact law with Power damping: the exponent of the penetration in the damping coefficient, c_d = d*(delta/s_ref)^n_d (RecurDyn: indentation exponent of the damping) (>= 0)"),
     variable!(Rdf, "rdf", 48, Real, Parameter, Tunable, Some(0.001), Some("1"), Rule::Within(0.0, 1.0), NO_DEPENDENCY,
         "RecurDynContact law: the rebound damping factor, the share of the damping while the bodies separate (RecurDyn: RDF) (0 to 1)"),
+    variable!(NV, "n_v", 49, Real, Parameter, Tunable, Some(1.0), Some("1"), Rule::AtLeast(1.0), NO_DEPENDENCY,
+        "GapForce law: the exponent of the relative velocity in the damper part, d*sgnpow(v_rel, n_v) (RecurDyn: damping exponent) (>= 1)"),
+    variable!(Preload, "preload", 50, Real, Parameter, Tunable, Some(0.0), Some("N"), Rule::Finite, NO_DEPENDENCY,
+        "GapForce law: constant force on the body at flange_b while in range (f = ... - preload) (RecurDyn: preload)"),
+    variable!(RangeMin, "rangeMin", 51, Real, Parameter, Tunable, Some(-1e100), Some("m"), Rule::Finite, NO_DEPENDENCY,
+        "GapForce law: the force acts while rangeMin < s_rel < rangeMax (default -1e100: no lower end) (RecurDyn: range min)"),
+    variable!(RangeMax, "rangeMax", 52, Real, Parameter, Tunable, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
+        "GapForce law: the force acts while rangeMin < s_rel < rangeMax (> rangeMin; default 0, the default s_rel0) (RecurDyn: range max)"),
+    variable!(TableFile, "tableFile", 53, String, Parameter, Fixed, None, None, Rule::Any, NO_DEPENDENCY,
+        "GapForce law: a JSON file with \"stiffness\": [[s_rel - s_rel0, force], ...] and/or \"damping\": [[v_rel, force], ...] replacing the spring and/or damper part (monotone cubic of Fritsch and Butland, end slopes continued); a path relative to the FMU's resources folder, an absolute path or a file: URI; empty: none"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
@@ -421,8 +439,8 @@ pub const UNITS: &[(&str, i32, i32, i32)] = &[
 
 /// A canonical text of everything in the table that an importer relies on; the GUID is its hash,
 /// so any interface change gives a new GUID.
-pub fn interface_fingerprint() -> String {
-    let mut text = String::new();
+pub fn interface_fingerprint() -> std::string::String {
+    let mut text = std::string::String::new();
     text.push_str(&format!("states {STATES:?} events {EVENT_INDICATORS:?}\n"));
     for enumeration in TYPE_DEFINITIONS {
         text.push_str(&format!("{enumeration:?}\n"));

@@ -206,6 +206,7 @@ fn set(inst: &mut Instance, var: Var, value: f64) -> Status {
         Kind::Real => inst.set_real(&reference, &[value]),
         Kind::Integer => inst.set_integer(&reference, &[value as i32]),
         Kind::Boolean => inst.set_boolean(&reference, &[value != 0.0]),
+        Kind::String => panic!("{var:?} is text: set it with set_string"),
     }
 }
 
@@ -291,6 +292,31 @@ fn exit_with(inst: &mut Instance, var: Var, value: f64) -> Status {
     ok(set(inst, var, value));
     initializing(inst);
     inst.exit_initialization_mode()
+}
+
+/// Writes a table file into the unpacked FMU's `resources/` folder, where a relative `tableFile`
+/// is looked up.
+fn write_table(fmu: &Arc<Fmu>, name: &str, text: &str) {
+    std::fs::write(fmu.dir().join("resources").join(name), text)
+        .expect("the unpacked FMU's resources folder is writable");
+}
+
+/// Chooses the Gap Force with `table` as its table file and returns the status of
+/// `fmi2ExitInitializationMode`, where the file is read.
+fn exit_gap_force_with_table(inst: &mut Instance, table: &str) -> Status {
+    ok(set(inst, Var::ForceLaw, 7.0));
+    ok(inst.set_string(&[vr(Var::TableFile)], &[table]));
+    initializing(inst);
+    inst.exit_initialization_mode()
+}
+
+/// A Gap Force with the FMU's example table, initialized and stepped once.
+fn running_gap_force_with_table(inst: &mut Instance) {
+    ok(exit_gap_force_with_table(inst, "gap_force_example.json"));
+    for (var, value) in INPUTS {
+        ok(set(inst, var, value));
+    }
+    ok(inst.do_step(0.0, STEP, false));
 }
 
 /// Sets a tunable `var` while running; when refused, checks the old value is still in place
@@ -946,7 +972,7 @@ const CASES: &[(&str, Case)] = &[
         })
     }),
     ("forceLaw-out-of-range", |fmu| {
-        call(fmu, instantiated, |i| exit_with(i, Var::ForceLaw, 7.0))
+        call(fmu, instantiated, |i| exit_with(i, Var::ForceLaw, 8.0))
     }),
     ("hysteresis-out-of-range", |fmu| {
         call(fmu, instantiated, |i| exit_with(i, Var::Hysteresis, 0.0))
@@ -976,6 +1002,126 @@ const CASES: &[(&str, Case)] = &[
     }),
     ("rdf-out-of-range", |fmu| {
         call(fmu, instantiated, |i| exit_with(i, Var::Rdf, f64::NAN))
+    }),
+    ("n_v-below-1", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::NV, 0.5))
+    }),
+    ("preload-not-finite", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::Preload, f64::INFINITY)
+        })
+    }),
+    ("range-end-not-finite", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::RangeMin, f64::NEG_INFINITY)
+        })
+    }),
+    ("gap-force-empty-range", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            ok(set(i, Var::RangeMin, 0.0));
+            exit_with(i, Var::RangeMax, -0.5)
+        })
+    }),
+    ("gap-force-range-emptied-while-running", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            let status = tune_while_running(i, Var::RangeMin, 1.0);
+            assert_eq!(i.get_real(&[vr(Var::RangeMax)]).1, vec![0.0]);
+            status
+        })
+    }),
+    ("tableFile-missing", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "no_such_table.json")
+        })
+    }),
+    ("tableFile-malformed-json", |fmu| {
+        write_table(fmu, "malformed.json", r#"{"stiffness": [[0, 0], [1, 1]"#);
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "malformed.json")
+        })
+    }),
+    ("tableFile-unknown-key", |fmu| {
+        write_table(fmu, "unknown_key.json", r#"{"stifness": [[0, 0], [1, 1]]}"#);
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "unknown_key.json")
+        })
+    }),
+    ("tableFile-unsorted", |fmu| {
+        write_table(
+            fmu,
+            "unsorted.json",
+            r#"{"stiffness": [[0, 0], [-0.001, 10]]}"#,
+        );
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "unsorted.json")
+        })
+    }),
+    ("tableFile-repeated", |fmu| {
+        write_table(fmu, "repeated.json", r#"{"damping": [[0, 0], [0, 1]]}"#);
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "repeated.json")
+        })
+    }),
+    ("tableFile-too-few-points", |fmu| {
+        write_table(fmu, "too_few.json", r#"{"stiffness": [[0, 0]]}"#);
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "too_few.json")
+        })
+    }),
+    ("tableFile-not-finite", |fmu| {
+        write_table(
+            fmu,
+            "not_finite.json",
+            r#"{"stiffness": [[0, 0], [1, 1e999]]}"#,
+        );
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "not_finite.json")
+        })
+    }),
+    ("tableFile-damping-feeds-energy", |fmu| {
+        write_table(
+            fmu,
+            "pushing_damper.json",
+            r#"{"damping": [[-1, 1], [1, 3]]}"#,
+        );
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "pushing_damper.json")
+        })
+    }),
+    ("tableFile-relative-without-resources", |fmu| {
+        let options = InstantiateOptions {
+            resource_uri: ResourceUri::Null,
+            ..InstantiateOptions::named("bad-input")
+        };
+        let inst = Instance::instantiate(fmu, &options)
+            .unwrap_or_else(|f| panic!("fmi2Instantiate failed: {:#?}", f.logs));
+        call_on(inst, instantiated, |i| {
+            exit_gap_force_with_table(i, "gap_force_example.json")
+        })
+    }),
+    ("tableFile-foreign-uri", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_gap_force_with_table(i, "file://otherhost/t.json")
+        })
+    }),
+    ("fixed-tableFile-while-running", |fmu| {
+        call(fmu, running_gap_force_with_table, |i| {
+            i.set_string(&[vr(Var::TableFile)], &["other.json"])
+        })
+    }),
+    ("state-with-other-tables", |fmu| {
+        call(fmu, running_gap_force_with_table, |i| {
+            let state = own_state(i);
+            let (status, bytes) = i.serialize_fmu_state(&state);
+            ok(status);
+            ok(i.reset());
+            let mut target = FmuState::null();
+            let status = i.deserialize_fmu_state(&bytes, &mut target);
+            assert!(target.is_null(), "a refused buffer hands out no state");
+            status
+        })
     }),
     ("fixed-forceLaw-while-running", |fmu| {
         call(fmu, running, |i| set(i, Var::ForceLaw, 4.0))

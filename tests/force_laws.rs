@@ -23,8 +23,8 @@ const E: f64 = 0.8;
 const REFERENCE_STEP: f64 = 1e-6;
 
 /// Every law, with the settings of the issue; RecurDyn's own defaults (`n_d` = 1, `rdf` = 0.001)
-/// and once with `rdf` = 1 (no rebound factor).
-const CASES: [LawCase; 8] = [
+/// and once with `rdf` = 1 (no rebound factor); the Gap Force with a nonlinear damper.
+const CASES: [LawCase; 9] = [
     LawCase::ElastoGap,
     LawCase::SpringDamper,
     LawCase::NoPulling,
@@ -42,6 +42,7 @@ const CASES: [LawCase; 8] = [
         d_max: D_MAX,
         rdf: 1.0,
     },
+    LawCase::GapForce { n_v: 1.5 },
 ];
 
 fn contact(law: LawCase, n: f64) -> Contact {

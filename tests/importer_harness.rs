@@ -203,11 +203,12 @@ fn read_every_variable(inst: &mut Instance) {
     // An Enumeration is read and written as an Integer (FMI 2.0, 2.2.7).
     let integers: Vec<u32> = [of_type(VarType::Integer), of_type(VarType::Enumeration)].concat();
     let booleans = of_type(VarType::Boolean);
+    let strings = of_type(VarType::String);
     assert!(!reals.is_empty() && !integers.is_empty() && !booleans.is_empty());
     assert_eq!(
-        reals.len() + integers.len() + booleans.len(),
+        reals.len() + integers.len() + booleans.len() + strings.len(),
         md.variables.len(),
-        "only Real, Integer, Enumeration and Boolean variables expected"
+        "only Real, Integer, Enumeration, Boolean and String variables expected"
     );
 
     let (status, all) = inst.get_real(&reals);
@@ -236,6 +237,10 @@ fn read_every_variable(inst: &mut Instance) {
     let (status, none) = inst.get_string(&[]);
     ok(status);
     assert!(none.is_empty());
+    // tableFile, empty as it starts.
+    let (status, texts) = inst.get_string(&strings);
+    ok(status);
+    assert_eq!(texts, vec![Some(String::new()); strings.len()]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1109,7 +1114,7 @@ const CASES: &[Case] = &[
             let reference = vr(i, "c", VarType::Real);
             i.get_string(&[reference]).0
         },
-        needles: &["fmi2GetString", "not a String variable"],
+        needles: &["fmi2GetString", "c (Real), not String"],
         state_after: "Error",
     },
     Case {

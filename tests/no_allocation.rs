@@ -75,11 +75,27 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
     // Along the extrapolated motion (m_eff = 0: until the FMU has estimated the mass) and with
     // the contact's own dynamics (m_eff given: closed form for n = 1, adaptive for n = 1.5).
     for (n, m_eff) in [(1.5, 0.0), (1.0, 1.0), (1.5, 1.0)] {
-        hot_path_does_not_allocate(n, m_eff);
+        hot_path_does_not_allocate(n, m_eff, None);
     }
+    // The Gap Force on tables (shared with the step by reference count, never copied).
+    let table = std::env::temp_dir().join(format!(
+        "elastogap-no-allocation-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(
+        &table,
+        r#"{"stiffness": [[-0.01, -2000], [-0.005, -600], [0, 0], [0.01, 1000]],
+            "damping": [[-1, -40], [0, 0], [1, 40]]}"#,
+    )
+    .unwrap();
+    let path = std::ffi::CString::new(table.to_str().unwrap()).unwrap();
+    for m_eff in [0.0, 1.0] {
+        hot_path_does_not_allocate(1.0, m_eff, Some(&path));
+    }
+    std::fs::remove_file(table).unwrap();
 }
 
-fn hot_path_does_not_allocate(n: f64, m_eff: f64) {
+fn hot_path_does_not_allocate(n: f64, m_eff: f64, gap_force_table: Option<&CStr>) {
     let vr = |var| by_var(var).value_reference;
     unsafe {
         let c = instantiate(c"hot path", fmi_sys::fmi2::fmi2Type_fmi2CoSimulation);
@@ -100,6 +116,17 @@ fn hot_path_does_not_allocate(n: f64, m_eff: f64) {
             ),
             0
         );
+        if let Some(table) = gap_force_table {
+            assert_eq!(
+                fmi2SetInteger(c, [vr(Var::ForceLaw)].as_ptr(), 1, [7].as_ptr()),
+                0
+            );
+            let text = [table.as_ptr()];
+            assert_eq!(
+                fmi2SetString(c, [vr(Var::TableFile)].as_ptr(), 1, text.as_ptr()),
+                0
+            );
+        }
         assert_eq!(fmi2EnterInitializationMode(c), 0);
         assert_eq!(fmi2ExitInitializationMode(c), 0);
 

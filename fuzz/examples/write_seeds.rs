@@ -292,6 +292,26 @@ fn main() {
             ),
         ),
         (
+            // The two-sided Gap Force (analytic: its deserialized state needs no tables), in its
+            // range with a preload and the dynamics.
+            "gap_force_dynamic",
+            serialized_after(
+                CO_SIMULATION,
+                &[
+                    (Var::ForceLaw, 7.0),
+                    (Var::C, 1e4),
+                    (Var::D, 20.0),
+                    (Var::NV, 1.5),
+                    (Var::Preload, 2.0),
+                    (Var::RangeMin, -0.01),
+                    (Var::RangeMax, 0.002),
+                    (Var::MEff, 1.0),
+                ],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
             "spring_damper_model_exchange",
             serialized_after(
                 MODEL_EXCHANGE,

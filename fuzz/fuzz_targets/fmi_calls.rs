@@ -23,6 +23,31 @@ use fmi_sys::fmi2::{
 };
 use libfuzzer_sys::fuzz_target;
 
+/// Table files for the Gap Force, written once per process as absolute paths: no file (empty),
+/// both tables, a damping table alone, and one the FMU refuses (unsorted abscissae).
+fn table_files() -> &'static [CString; 4] {
+    static FILES: std::sync::OnceLock<[CString; 4]> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let directory = std::env::temp_dir().join(format!("elastogap-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).expect("a temporary directory");
+        let write = |name: &str, text: &str| {
+            let path = directory.join(name);
+            std::fs::write(&path, text).expect("a temporary file");
+            CString::new(path.to_str().expect("a UTF-8 path")).expect("no NUL")
+        };
+        [
+            CString::default(),
+            write(
+                "both.json",
+                r#"{"stiffness": [[-0.01, -500], [-0.002, -50], [0, 0], [0.01, 300]],
+                    "damping": [[-2, -30], [-0.1, -5], [0, 0], [0.5, 8], [3, 20]]}"#,
+            ),
+            write("damping.json", r#"{"damping": [[-1, -10], [1, 10]]}"#),
+            write("refused.json", r#"{"stiffness": [[0, 0], [-1, 1]]}"#),
+        ]
+    })
+}
+
 /// Bounds the work per input; each call is bounded by the FMU (maxSubstepCount).
 const MAX_CALLS: usize = 48;
 const MAX_STEPS: usize = 12;
@@ -791,7 +816,7 @@ impl Harness {
                 value,
             } => {
                 let choices = [
-                    (Var::ForceLaw, 1 + i32::from(*law % 6)),
+                    (Var::ForceLaw, 1 + i32::from(*law % 7)),
                     (Var::Hysteresis, 1 + i32::from(*variant % 5)),
                     (Var::RecurDynDamping, 1 + i32::from(*variant % 2)),
                 ];
@@ -802,9 +827,26 @@ impl Harness {
                         fmi2SetInteger(c, vr.as_ptr(), 1, n.as_ptr())
                     });
                 }
-                let parameter = [Var::Chi, Var::E, Var::V0Min, Var::DMax, Var::ND, Var::Rdf]
-                    [usize::from(*which) % 6];
+                let parameter = [
+                    Var::Chi,
+                    Var::E,
+                    Var::V0Min,
+                    Var::DMax,
+                    Var::ND,
+                    Var::Rdf,
+                    Var::NV,
+                    Var::Preload,
+                    Var::RangeMin,
+                    Var::RangeMax,
+                ][usize::from(*which) % 10];
                 instance.set_reals(&[(parameter, value.value())]);
+                // The Gap Force's tables: none, or one of the files `table_files` wrote (valid
+                // ones and a refused one).
+                let vr = [elastogap::variables::by_var(Var::TableFile).value_reference];
+                let file = table_files()[usize::from(*variant) % 4].as_ptr();
+                instance.call("fmi2SetString", |c| unsafe {
+                    fmi2SetString(c, vr.as_ptr(), 1, &file)
+                });
             }
             Call::GetFMUstate(slot) => {
                 let p = self.state_pointer(*slot);

@@ -44,8 +44,8 @@ fn check(table: &Table, points: &[(f64, f64)]) {
         if let Some(previous) = previous {
             let tolerance = 1e-9 * scale;
             assert!(
-                !(increasing && value < previous - tolerance)
-                    && !(decreasing && value > previous + tolerance),
+                !(increasing && value < previous - tolerance
+                    || decreasing && value > previous + tolerance),
                 "monotone points, but the table turns at {x}: {previous} then {value} ({points:?})"
             );
         }

@@ -374,8 +374,12 @@ impl Instance {
             .get_integer(Var::ForceLaw)
             .and_then(ForceLaw::from_index)?;
         // ElastoGap bounds the damper by the spring; NoPulling, Hunt-Crossley and Adams' IMPACT
-        // clamp the force at 0; SpringDamper and RecurDyn's contact may pull, as in those tools.
-        let pulls = matches!(law, ForceLaw::SpringDamper | ForceLaw::RecurDynContact);
+        // clamp the force at 0; SpringDamper, RecurDyn's contact and its two-sided Gap Force may
+        // pull, as in those tools.
+        let pulls = matches!(
+            law,
+            ForceLaw::SpringDamper | ForceLaw::RecurDynContact | ForceLaw::GapForce
+        );
         if !pulls {
             assert!(
                 f <= 0.0,
@@ -390,14 +394,22 @@ impl Instance {
                 -f_c
             );
         }
-        assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
+        // The Gap Force's spring is two-sided and carries the preload.
+        if law != ForceLaw::GapForce {
+            assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
+        }
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
         if contact_follows_motion {
+            let ends = if law == ForceLaw::GapForce {
+                (Some(value(Var::RangeMin)), value(Var::RangeMax))
+            } else {
+                (None, value(Var::SRel0))
+            };
             self.check_contact(
                 context,
                 value(Var::SRel),
                 value(Var::VRel),
-                value(Var::SRel0),
+                ends,
                 value(Var::SRef),
             );
         }
@@ -412,10 +424,18 @@ impl Instance {
         })
     }
 
-    /// `contact` agrees with the motion `s_rel`, `s_rel0` read with it. In Model Exchange an event
-    /// lands on a located root, a rounding error on either side of `s_rel0`: within 1e-9
-    /// (relative) of it the direction of motion decides.
-    fn check_contact(&self, context: &str, s_rel: f64, v_rel: f64, s_rel0: f64, s_ref: f64) {
+    /// `contact` agrees with the motion `s_rel` and the contact range `(lower, upper)` read with it
+    /// (contact while `lower < s_rel < upper`; the one-sided laws: `s_rel < s_rel0`). In Model
+    /// Exchange an event lands on a located root, a rounding error on either side of an end: within
+    /// 1e-9 (relative) of it the direction of motion decides.
+    fn check_contact(
+        &self,
+        context: &str,
+        s_rel: f64,
+        v_rel: f64,
+        (lower, upper): (Option<f64>, f64),
+        s_ref: f64,
+    ) {
         let vr = [by_var(Var::Contact).value_reference];
         let mut contact = [0];
         let status = self.call("fmi2GetBoolean", |c| unsafe {
@@ -424,13 +444,26 @@ impl Instance {
         if status != OK {
             return;
         }
+        // The nearer end, and whether moving towards the inside means v_rel < 0 there.
+        let (end, inward_is_down) = match lower {
+            Some(lower) if (s_rel - lower).abs() < (upper - s_rel).abs() => (lower, false),
+            _ => (upper, true),
+        };
         let at_root = self.model_exchange
-            && (s_rel - s_rel0).abs() <= 1e-9 * s_ref.max(s_rel0.abs()).max(s_rel.abs());
-        let expected = if at_root { v_rel < 0.0 } else { s_rel < s_rel0 };
+            && (s_rel - end).abs() <= 1e-9 * s_ref.max(end.abs()).max(s_rel.abs());
+        let expected = if at_root {
+            if inward_is_down {
+                v_rel < 0.0
+            } else {
+                v_rel > 0.0
+            }
+        } else {
+            lower.is_none_or(|lower| lower < s_rel) && s_rel < upper
+        };
         assert_eq!(
             contact[0] != 0,
             expected,
-            "{context}: contact = {} but s_rel = {s_rel}, v_rel = {v_rel}, s_rel0 = {s_rel0}",
+            "{context}: contact = {} but s_rel = {s_rel}, v_rel = {v_rel}, range {lower:?} to {upper}",
             contact[0]
         );
     }

@@ -12,7 +12,7 @@ use fmi_sys::fmi2::{
 
 use super::arguments::{resource_path, slice, slice_mut, string};
 use super::instance::{run, Instance};
-use super::logging::{error, Category, Logger, Outcome, ALL_CATEGORIES, CATEGORY_NAMES};
+use super::logging::{error, Category, Logger, ALL_CATEGORIES, CATEGORY_NAMES};
 use super::state::{interface_name, Call, State};
 use super::ERROR;
 use crate::model::{ElastoGap, Interface, Number};
@@ -82,15 +82,19 @@ pub unsafe extern "C" fn fmi2Instantiate(
             }
             None => return fail("fmuGUID is NULL".into()),
         }
+        let mut resources = None;
         if !fmuResourceLocation.is_null() {
             let uri = string(fmuResourceLocation).unwrap_or("");
-            if resource_path(uri).is_none() {
-                return fail(format!(
-                    "fmuResourceLocation '{uri}' is not a file URI (file:///path, file:/path or file://localhost/path)"
-                ));
+            match resource_path(uri) {
+                Some(path) => resources = Some(std::path::PathBuf::from(path)),
+                None => {
+                    return fail(format!(
+                        "fmuResourceLocation '{uri}' is not a file URI (file:///path, file:/path or file://localhost/path)"
+                    ))
+                }
             }
         }
-        let instance = Box::new(Instance::new(interface, logger));
+        let instance = Box::new(Instance::new(interface, logger, resources));
         Box::into_raw(instance).cast::<c_void>()
     })
     .unwrap_or(std::ptr::null_mut())
@@ -207,10 +211,7 @@ pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2St
 #[no_mangle]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
     run(c, Call::ExitInitializationMode, |instance| {
-        instance
-            .model
-            .check_parameters()
-            .map_err(|v| error(v.to_string()))?;
+        instance.take_parameters()?;
         if instance.interface() == Interface::ModelExchange {
             instance.model.update_at_event();
         }
@@ -302,10 +303,14 @@ pub unsafe extern "C" fn fmi2GetString(
     nvr: usize,
     value: *mut fmi2String,
 ) -> fmi2Status {
-    run(c, Call::GetString, |_| {
+    run(c, Call::GetString, |instance| {
         let references = slice(vr, nvr, "vr[]")?;
-        slice_mut(value, nvr, "value[]")?;
-        refuse_strings(references)
+        let values = slice_mut(value, nvr, "value[]")?;
+        for (k, reference) in references.iter().enumerate() {
+            instance.variable(*reference, Kind::String)?;
+            values[k] = instance.table_file.text().as_ptr();
+        }
+        Ok(())
     })
 }
 
@@ -381,10 +386,16 @@ pub unsafe extern "C" fn fmi2SetString(
     nvr: usize,
     value: *const fmi2String,
 ) -> fmi2Status {
-    run(c, Call::SetString, |_| {
+    run(c, Call::SetString, |instance| {
         let references = slice(vr, nvr, "vr[]")?;
-        slice(value, nvr, "value[]")?;
-        refuse_strings(references)
+        let values = slice(value, nvr, "value[]")?;
+        let mut pairs = Vec::with_capacity(nvr);
+        for (k, (reference, text)) in references.iter().zip(values).enumerate() {
+            let text =
+                string(*text).ok_or_else(|| error(format!("value[{k}] is NULL or not UTF-8")))?;
+            pairs.push((*reference, text));
+        }
+        instance.set_strings(&pairs)
     })
 }
 
@@ -402,13 +413,13 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
         // SAFETY: non-NULL pointer to the importer's fmi2FMUstate variable.
         let existing = unsafe { *FMUstate }.cast::<ElastoGap>();
         if existing.is_null() {
-            let snapshot = Box::into_raw(Box::new(instance.model));
+            let snapshot = Box::into_raw(Box::new(instance.model.clone()));
             instance.snapshots.push(snapshot);
             // SAFETY: as above.
             unsafe { *FMUstate = snapshot.cast() };
         } else if instance.owns_snapshot(existing) {
             // SAFETY: a live snapshot of this instance.
-            unsafe { *existing = instance.model };
+            unsafe { *existing = instance.model.clone() };
         } else {
             return Err(error(
                 "*FMUstate is neither NULL nor a state of this instance",
@@ -430,7 +441,7 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
             ));
         }
         // SAFETY: a live snapshot of this instance.
-        let model = unsafe { *snapshot };
+        let mut model = unsafe { (*snapshot).clone() };
         check_same_interface(instance, &model)?;
         let resumed_state = if instance.state == State::Error {
             instance.state_before_error
@@ -449,6 +460,11 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
                     "the state holds {violation}; it was taken before initialization checked the parameters"
                 ))
             })?;
+            if model.tables.is_none() {
+                model.tables = instance
+                    .table_file
+                    .load(model.parameters.options.force_law)?;
+            }
         }
         instance.model = model;
         instance.state = resumed_state;
@@ -551,8 +567,9 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
             return Err(error("FMUstate is NULL"));
         }
         let bytes = slice(serializedState.cast::<u8>(), size, "serializedState")?;
-        let model = snapshot::read(bytes).map_err(error)?;
+        let (mut model, fingerprint) = snapshot::read(bytes).map_err(error)?;
         check_same_interface(instance, &model)?;
+        model.tables = instance.tables_for_state(&model, fingerprint)?;
         // SAFETY: non-NULL pointer to the importer's fmi2FMUstate variable.
         let existing = unsafe { *FMUstate }.cast::<ElastoGap>();
         if existing.is_null() {
@@ -640,16 +657,6 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
         }
         Ok(())
     })
-}
-
-/// ElastoGap has no String variables: any value reference given to the String functions is wrong.
-fn refuse_strings(references: &[fmi2ValueReference]) -> Outcome {
-    match references.first() {
-        None => Ok(()),
-        Some(first) => Err(error(format!(
-            "value reference {first} is not a String variable (ElastoGap has none)"
-        ))),
-    }
 }
 
 /// A state is restored only into an instance of the interface it was taken from: the outputs mean

@@ -8,6 +8,11 @@ use fmi_sys::fmi2::{fmi2Component, fmi2Status, fmi2ValueReference};
 use super::logging::{error, Category, Failure, Logger, Outcome};
 use super::state::{Call, State};
 use super::{DISCARD, ERROR, FATAL, OK};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::table_file::TableFile;
+use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 use crate::variables::{by_value_reference, Causality, Kind, Variability, Variable};
 
@@ -25,10 +30,15 @@ pub(super) struct Instance {
     pub(super) start_time: f64,
     /// FMU states handed out by this instance and not yet freed, so foreign pointers are refused.
     pub(super) snapshots: Vec<*mut ElastoGap>,
+    pub(super) table_file: TableFile,
 }
 
 impl Instance {
-    pub(super) fn new(interface: Interface, logger: Logger) -> Instance {
+    pub(super) fn new(
+        interface: Interface,
+        logger: Logger,
+        resources: Option<PathBuf>,
+    ) -> Instance {
         Instance {
             live: LIVE,
             state: State::Instantiated,
@@ -37,7 +47,60 @@ impl Instance {
             model: ElastoGap::new(interface, 0.0),
             start_time: 0.0,
             snapshots: Vec::new(),
+            table_file: TableFile::new(resources),
         }
+    }
+
+    /// The parameters take effect: the rules between them, and the tables they name.
+    pub(super) fn take_parameters(&mut self) -> Outcome {
+        self.model
+            .check_parameters()
+            .map_err(|v| error(v.to_string()))?;
+        self.model.tables = self
+            .table_file
+            .load(self.model.parameters.options.force_law)?;
+        Ok(())
+    }
+
+    /// The tables for a state taken with those of `fingerprint` (0: none): this instance's, which
+    /// must be the same.
+    pub(super) fn tables_for_state(
+        &self,
+        model: &ElastoGap,
+        fingerprint: u64,
+    ) -> Result<Option<Arc<GapTables>>, Failure> {
+        if fingerprint == 0 {
+            return Ok(None);
+        }
+        let tables = match &self.model.tables {
+            Some(tables) => Some(Arc::clone(tables)),
+            None => self.table_file.load(model.parameters.options.force_law)?,
+        };
+        match tables {
+            Some(tables) if tables.fingerprint == fingerprint => Ok(Some(tables)),
+            _ => Err(error(format!(
+                "the state was taken with Gap Force tables (fingerprint {fingerprint:016x}) other than those this instance's tableFile '{}' gives",
+                self.table_file.text().to_string_lossy()
+            ))),
+        }
+    }
+
+    /// `fmi2SetString`: only `tableFile`, a fixed parameter.
+    pub(super) fn set_strings(&mut self, values: &[(fmi2ValueReference, &str)]) -> Outcome {
+        for (value_reference, text) in values {
+            let variable = self.variable(*value_reference, Kind::String)?;
+            let unchanged = self.table_file.text().to_str() == Ok(*text);
+            if self.state.is_running() && !unchanged {
+                return Err(error(format!(
+                    "{} is a fixed parameter and cannot change after initialization",
+                    variable.name
+                )));
+            }
+        }
+        for (_, text) in values {
+            self.table_file.set(text)?;
+        }
+        Ok(())
     }
 
     pub(super) fn interface(&self) -> Interface {
@@ -101,9 +164,11 @@ impl Instance {
     ) -> Outcome {
         // All or nothing: every value is checked before any is stored, so a refused one leaves
         // the whole call without effect.
+        let mut sets_parameter = false;
         for (value_reference, value) in values.clone() {
             let variable = self.variable(value_reference, kind)?;
             self.check_settable(variable, value)?;
+            sets_parameter |= variable.causality == Causality::Parameter;
             // Inputs are checked at once; parameters once they take effect: at
             // fmi2ExitInitializationMode, or now if the simulation is running.
             let takes_effect_now =
@@ -113,9 +178,16 @@ impl Instance {
                     .map_err(|violation| error(violation.to_string()))?;
             }
         }
+        let before = self.model.parameters;
         for (value_reference, value) in values {
             if let Some(variable) = by_value_reference(value_reference) {
                 self.model.set_value(variable.var, value);
+            }
+        }
+        if sets_parameter && self.state.is_running() {
+            if let Err(violation) = self.model.check_parameter_relations() {
+                self.model.parameters = before;
+                return Err(error(violation.to_string()));
             }
         }
         // Where the discrete equations are active (initialization, Event Mode), the discrete
@@ -151,6 +223,7 @@ impl Instance {
     pub(super) fn reset(&mut self) {
         self.model = ElastoGap::new(self.interface(), 0.0);
         self.start_time = 0.0;
+        self.table_file.clear();
     }
 
     pub(super) fn owns_snapshot(&self, snapshot: *mut ElastoGap) -> bool {

@@ -3,8 +3,8 @@
 //! itself, so that a step is compiled once per law instead of matching at every evaluation.
 
 use super::{
-    AdamsImpact, AffineRegion, ContactLaw, Forces, GapLaw, HuntCrossley, Hysteresis, Partials,
-    RecurDynContact, RecurDynDamping, SpringDamper,
+    AdamsImpact, AffineRegion, ContactLaw, Forces, GapForce, GapLaw, GapTables, HuntCrossley,
+    Hysteresis, Partials, RecurDynContact, RecurDynDamping, SpringDamper,
 };
 
 indexed_choice! {
@@ -16,6 +16,7 @@ indexed_choice! {
         HuntCrossley = 4,
         AdamsImpact = 5,
         RecurDynContact = 6,
+        GapForce = 7,
     }
 }
 
@@ -34,23 +35,34 @@ pub struct LawOptions {
     pub recurdyn_damping: i32,
     pub n_d: f64,
     pub rdf: f64,
+    pub n_v: f64,
+    pub preload: f64,
+    pub range_min: f64,
+    pub range_max: f64,
 }
 
-/// One law with its parameters.
+/// One law with its parameters; the Gap Force's tables are borrowed for `'t`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Law {
+pub enum Law<'t> {
     ElastoGap(GapLaw),
     /// SpringDamper and NoPulling.
     SpringDamper(SpringDamper),
     HuntCrossley(HuntCrossley),
     AdamsImpact(AdamsImpact),
     RecurDynContact(RecurDynContact),
+    GapForce(GapForce<'t>),
 }
 
-impl Law {
+impl<'t> Law<'t> {
     /// The law `options` choose, with the spring parameters `spring`. `touchdown_speed` is the
-    /// approach speed at the touch-down of the contact under way (laws that depend on it).
-    pub fn new(spring: GapLaw, options: &LawOptions, touchdown_speed: f64) -> Law {
+    /// approach speed at the touch-down of the contact under way (laws that depend on it);
+    /// `tables` are the Gap Force's, if its table file gave any.
+    pub fn new(
+        spring: GapLaw,
+        options: &LawOptions,
+        touchdown_speed: f64,
+        tables: Option<&'t GapTables>,
+    ) -> Law<'t> {
         match ForceLaw::from_index(options.force_law).unwrap_or(ForceLaw::ElastoGap) {
             ForceLaw::ElastoGap => Law::ElastoGap(spring),
             ForceLaw::SpringDamper => Law::SpringDamper(SpringDamper {
@@ -81,6 +93,15 @@ impl Law {
                 d_max: options.d_max,
                 rdf: options.rdf,
             }),
+            ForceLaw::GapForce => Law::GapForce(GapForce {
+                spring,
+                n_v: options.n_v,
+                preload: options.preload,
+                range_min: options.range_min,
+                range_max: options.range_max,
+                stiffness: tables.and_then(|tables| tables.stiffness.as_ref()),
+                damping: tables.and_then(|tables| tables.damping.as_ref()),
+            }),
         }
     }
 }
@@ -96,13 +117,18 @@ macro_rules! with_law {
             $crate::laws::Law::HuntCrossley($name) => $body,
             $crate::laws::Law::AdamsImpact($name) => $body,
             $crate::laws::Law::RecurDynContact($name) => $body,
+            $crate::laws::Law::GapForce($name) => $body,
         }
     };
 }
 
-impl ContactLaw for Law {
+impl ContactLaw for Law<'_> {
     fn s_rel0(&self) -> f64 {
         with_law!(self, law => law.s_rel0())
+    }
+
+    fn contact_ends(&self) -> (Option<f64>, f64) {
+        with_law!(self, law => law.contact_ends())
     }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
@@ -167,6 +193,6 @@ mod tests {
             assert_eq!(ForceLaw::from_index(value), Some(law));
         }
         assert_eq!(ForceLaw::from_index(0), None);
-        assert_eq!(ForceLaw::from_index(7), None);
+        assert_eq!(ForceLaw::from_index(8), None);
     }
 }

@@ -28,6 +28,7 @@ mod adams;
 pub(crate) mod checks;
 mod choice;
 mod elasto_gap;
+mod gap_force;
 mod hunt_crossley;
 mod recurdyn;
 mod spring_damper;
@@ -36,10 +37,36 @@ mod table;
 pub use adams::{step, step_slope, AdamsImpact};
 pub use choice::{ForceLaw, Law, LawOptions};
 pub use elasto_gap::GapLaw;
+pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
-pub use table::{gap_force_tables, Table, TableError};
+pub use table::{gap_force_tables, GapTables, Table, TableError};
+
+/// How far `s_rel` is outside the contact range `(lower, upper)` of
+/// [`ContactLaw::contact_ends`]: negative inside, 0 on an end, NaN for a NaN `s_rel` (so that
+/// neither `< 0` nor `>= 0` holds for it). Continuous in `s_rel`, so that roots can be sought on it.
+#[inline(always)]
+pub fn distance_outside((lower, upper): (Option<f64>, f64), s_rel: f64) -> f64 {
+    let above = s_rel - upper;
+    match lower {
+        Some(lower) if lower - s_rel > above => lower - s_rel,
+        _ => above,
+    }
+}
+
+/// [`distance_outside`] and its rate of change at relative velocity `v_rel`.
+pub fn distance_outside_and_rate(
+    (lower, upper): (Option<f64>, f64),
+    s_rel: f64,
+    v_rel: f64,
+) -> (f64, f64) {
+    let above = s_rel - upper;
+    match lower {
+        Some(lower) if lower - s_rel > above => (lower - s_rel, -v_rel),
+        _ => (above, v_rel),
+    }
+}
 
 /// A law's values at one relative position and velocity.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -149,8 +176,14 @@ pub struct AffineRegion {
 
 /// What the step integrators need of a force law.
 pub trait ContactLaw {
-    /// Contact while `s_rel < s_rel0`; outside, the law gives no force.
+    /// The origin of the integrators' coordinate `x = s_rel - s_rel0`, where the spring part is 0.
     fn s_rel0(&self) -> f64;
+
+    /// Contact while `lower < s_rel < upper` (no `lower`: no lower end); outside, the law gives no
+    /// force. The one-sided laws are in contact while `s_rel < s_rel0`.
+    fn contact_ends(&self) -> (Option<f64>, f64) {
+        (None, self.s_rel0())
+    }
 
     fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces;
 

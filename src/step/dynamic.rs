@@ -9,8 +9,8 @@
 
 use super::adaptive::{integrate_stretch, State, StretchEnd};
 use super::affine::AffineMotion;
-use super::roots::{contact_crossings, kink_side, left_side, newton_past};
-use super::{Evaluated, Motion, StepIntegral};
+use super::roots::{kink_side, left_side, newton_past, range_crossings};
+use super::{ContactSpan, Evaluated, Motion, StepIntegral};
 use crate::laws::{AffineRegion, ContactLaw};
 
 /// The parameters of the relative motion over one step.
@@ -73,10 +73,11 @@ pub fn integrate_dynamics<L: ContactLaw>(
         tolerance,
     } = dynamics;
     let s_rel0 = law.s_rel0();
+    let span = ContactSpan::of(law);
     let mut out = DynamicStep::default();
     let (mut x, mut v) = (start.s - s_rel0, start.v);
     let mut t = 0.0;
-    let mut in_contact = outside(s_rel0, x) < 0.0;
+    let mut in_contact = span.outside(x) < 0.0;
     // The law as the contact under way sees it, once it touched down inside this step.
     let mut touched: Option<L> = None;
     let mut stretches = 0;
@@ -91,7 +92,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
         let remaining = h - t;
         if !in_contact {
             let free = Motion { s: x, v, a: a_ext };
-            match entry_time(free, s_rel0, remaining) {
+            match entry_time(free, span, remaining) {
                 None => {
                     let end = free.at(remaining);
                     (x, v) = (end.s, end.v);
@@ -101,7 +102,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
                     let end = free.at(tau);
                     (x, v) = (end.s, end.v);
                     t += tau;
-                    if outside(s_rel0, x) < 0.0 {
+                    if span.outside(x) < 0.0 {
                         in_contact = true;
                         out.integral.record(t, true, v);
                         if let Some(entered) = law.touched_down(v) {
@@ -144,7 +145,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
         out.integral.substeps += 1;
         (x, v) = (stretch.end.x, stretch.end.v);
         t += elapsed;
-        if stretch.stop == StretchEnd::ContactEnd || outside(s_rel0, x) >= 0.0 {
+        if stretch.stop == StretchEnd::ContactEnd || span.outside(x) >= 0.0 {
             in_contact = false;
             out.integral.record(t, false, v);
         }
@@ -165,28 +166,35 @@ pub fn integrate_dynamics<L: ContactLaw>(
     out
 }
 
-/// How far `s_rel = s_rel0 + x` is outside contact, as the law sees it: contact is decided on
-/// `s_rel` itself, where a tiny `x` can round away (`s_rel0 + x == s_rel0`), so the integrators
-/// decide on this rather than on `x`.
-pub(crate) fn outside(s_rel0: f64, x: f64) -> f64 {
-    (s_rel0 + x) - s_rel0
-}
-
-/// In free flight (`x >= 0`): the time after which the motion is inside (`x < 0` as the law
-/// sees it), if within `limit`.
-pub(crate) fn entry_time(free: Motion, s_rel0: f64, limit: f64) -> Option<f64> {
-    let heading_in = free.v < 0.0 || (free.v == 0.0 && free.a < 0.0);
-    let root = if free.s <= 0.0 && heading_in {
+/// Out of contact: the time after which the motion is inside the contact range (as the law sees
+/// it), if within `limit`. The first crossing of an end is an entry, except from an end itself.
+pub(crate) fn entry_time(free: Motion, span: ContactSpan, limit: f64) -> Option<f64> {
+    let heading_down = free.v < 0.0 || (free.v == 0.0 && free.a < 0.0);
+    let heading_up = free.v > 0.0 || (free.v == 0.0 && free.a > 0.0);
+    let (lower, upper) = span.ends_in_x();
+    // Out of contact but between the ends: on an end, within rounding.
+    let enters_now = match lower {
+        None => free.s <= upper && heading_down,
+        Some(lower) if free.s >= lower && free.s <= upper => {
+            if free.s - lower < upper - free.s {
+                heading_up
+            } else {
+                heading_down
+            }
+        }
+        Some(_) => false,
+    };
+    let root = if enters_now {
         0.0
     } else {
-        let (roots, count) = contact_crossings(free, 0.0, limit);
+        let (roots, count) = range_crossings(free, (lower, upper), limit);
         if count == 0 {
             return None;
         }
         roots[0]
     };
     Some(first_time_where(
-        |tau| outside(s_rel0, free.at(tau).s) < 0.0,
+        |tau| span.outside(free.at(tau).s) < 0.0,
         root,
         limit,
     ))
@@ -228,6 +236,7 @@ fn affine_stretch<L: ContactLaw>(
 ) -> super::adaptive::Stretch {
     let motion = AffineMotion::new(region, mass, a_ext, x0, v0);
     let s_rel0 = law.s_rel0();
+    let span = ContactSpan::of(law);
     let mut evaluations = 0u32;
     let g0 = law.kink_indicator(s_rel0 + x0, v0);
     let start_side = kink_side(g0);
@@ -244,13 +253,9 @@ fn affine_stretch<L: ContactLaw>(
             v: v0,
             a: a_ext - region.offset / mass,
         };
-        let (roots, count) = contact_crossings(free, 0.0, horizon);
+        let (roots, count) = range_crossings(free, span.ends_in_x(), horizon);
         let limit = if count > 0 {
-            first_time_where(
-                |tau| outside(s_rel0, free.at(tau).s) >= 0.0,
-                roots[0],
-                horizon,
-            )
+            first_time_where(|tau| span.outside(free.at(tau).s) >= 0.0, roots[0], horizon)
         } else {
             horizon
         };
@@ -275,7 +280,7 @@ fn affine_stretch<L: ContactLaw>(
         let b_state = motion.at(tb);
         evaluations += 1;
         let kb = kink(b_state);
-        let ended = outside(s_rel0, b_state.0) >= 0.0;
+        let ended = span.outside(b_state.0) >= 0.0;
         if ended || kb >= 0.0 {
             let secant = |ga: f64, gb: f64, t_end: f64| ta - ga * (t_end - ta) / (gb - ga);
             let mut seen = Evaluated::new(tb, b_state);
@@ -302,7 +307,7 @@ fn affine_stretch<L: ContactLaw>(
                 evaluations += 1;
                 motion.at(stop.0)
             });
-            if outside(s_rel0, at_stop.0) >= 0.0 {
+            if span.outside(at_stop.0) >= 0.0 {
                 // A uniformly accelerated stretch ends at its located quadratic root, already
                 // on the far side.
                 let tau = if rate == 0.0 && tb == limit && limit < horizon && stop.0 == tb {
@@ -311,12 +316,13 @@ fn affine_stretch<L: ContactLaw>(
                     newton_past(
                         |tau| {
                             evaluations += 1;
-                            seen.keep(tau, motion.at(tau))
+                            let (x, v) = seen.keep(tau, motion.at(tau));
+                            span.outside_and_rate(x, v)
                         },
-                        |x| outside(s_rel0, x) >= 0.0,
+                        |gap| gap >= 0.0,
                         ta,
                         stop.0,
-                        secant(a_state.0, at_stop.0, stop.0),
+                        secant(span.outside(a_state.0), span.outside(at_stop.0), stop.0),
                     )
                 };
                 stop = (tau, StretchEnd::ContactEnd);

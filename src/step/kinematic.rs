@@ -4,7 +4,7 @@
 //! law (the MSL law with n = 1) is integrated in closed form between kinks, any other by an
 //! adaptive Gauss rule.
 
-use super::roots::{bracketed_root, contact_crossings, switches};
+use super::roots::{bracketed_root, range_crossings, switches};
 use super::{Motion, StepIntegral, SubstepLimits};
 use crate::laws::ContactLaw;
 
@@ -502,25 +502,20 @@ pub fn integrate_step_into<L: ContactLaw>(
     result: &mut StepIntegral,
 ) {
     result.clear();
-    let s_rel0 = law.s_rel0();
-    let (crossings, crossing_count) = contact_crossings(motion, s_rel0, h);
+    let ends = law.contact_ends();
+    let inside = |s: f64| crate::laws::distance_outside(ends, s) < 0.0;
+    let (crossings, crossing_count) = range_crossings(motion, ends, h);
     let still = if motion.a != 0.0 {
         -motion.v / motion.a
     } else {
         f64::NAN
     };
-    // Most steps stay on one side of s_rel0: they take no loop over phases, since a loop had
-    // the compiler prepare the motion for paired evaluations before it (40 instructions of a
+    // Most steps stay on one side of a contact end: they take no loop over phases, since a loop
+    // had the compiler prepare the motion for paired evaluations before it (40 instructions of a
     // 900-instruction step).
     if crossing_count == 0 {
-        if motion.at(0.5 * h).s < s_rel0 {
-            // A step that starts on s_rel0 and goes in touches down at its start.
-            let touched = if motion.s >= s_rel0 {
-                result.touchdown_v_rel = Some(motion.v);
-                law.touched_down(motion.v)
-            } else {
-                None
-            };
+        if inside(motion.at(0.5 * h).s) {
+            let touched = touch_down_at_start(law, motion, inside(motion.s), result);
             let law = touched.as_ref().unwrap_or(law);
             integrate_contact_phase(law, motion, still, (0.0, h), h, limits, result);
         }
@@ -529,24 +524,43 @@ pub fn integrate_step_into<L: ContactLaw>(
     let mut t0 = 0.0;
     for &t1 in crossings[..crossing_count].iter().chain([&h]) {
         if t1 > t0 {
-            let in_contact = motion.at(0.5 * (t0 + t1)).s < s_rel0;
-            let v0 = motion.at(t0).v;
-            if t0 > 0.0 {
+            let in_contact = inside(motion.at(0.5 * (t0 + t1)).s);
+            let touched = if t0 > 0.0 {
+                let v0 = motion.at(t0).v;
                 result.record(t0, in_contact, v0);
-            }
-            if in_contact {
-                let touched = if t0 > 0.0 || motion.s >= s_rel0 {
-                    result.touchdown_v_rel = Some(v0);
+                if in_contact {
                     law.touched_down(v0)
                 } else {
                     None
-                };
+                }
+            } else if in_contact {
+                touch_down_at_start(law, motion, inside(motion.s), result)
+            } else {
+                None
+            };
+            if in_contact {
                 let law = touched.as_ref().unwrap_or(law);
                 integrate_contact_phase(law, motion, still, (t0, t1), h, limits, result);
             }
         }
         t0 = t1;
     }
+}
+
+/// A step whose first phase is in contact: if it starts on a contact end (not yet inside), the
+/// contact touches down at its start; the law as that contact sees it.
+#[inline(always)]
+fn touch_down_at_start<L: ContactLaw>(
+    law: &L,
+    motion: Motion,
+    started_inside: bool,
+    result: &mut StepIntegral,
+) -> Option<L> {
+    if started_inside {
+        return None;
+    }
+    result.touchdown_v_rel = Some(motion.v);
+    law.touched_down(motion.v)
 }
 
 /// A contact phase `[t0, t1]`: exactly for a piecewise-affine law, else to the tolerance.
@@ -595,6 +609,7 @@ fn integrate_affine_phase<L: ContactLaw>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::roots::contact_crossings;
     use super::*;
     use crate::laws::GapLaw;
 

@@ -36,6 +36,43 @@ impl Motion {
     }
 }
 
+/// A law's contact range in the integrators' coordinate `x = s_rel - s_rel0`, with contact
+/// decided on `s_rel = s_rel0 + x` itself as the law decides it: a tiny `x` can round away
+/// (`s_rel0 + x == s_rel0`), so the integrators ask this rather than compare `x`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ContactSpan {
+    origin: f64,
+    ends: (Option<f64>, f64),
+}
+
+impl ContactSpan {
+    pub(crate) fn of<L: crate::laws::ContactLaw>(law: &L) -> Self {
+        ContactSpan {
+            origin: law.s_rel0(),
+            ends: law.contact_ends(),
+        }
+    }
+
+    /// How far `s_rel0 + x` is outside contact: negative inside, NaN for NaN.
+    #[inline(always)]
+    pub(crate) fn outside(&self, x: f64) -> f64 {
+        crate::laws::distance_outside(self.ends, self.origin + x)
+    }
+
+    /// [`ContactSpan::outside`] and its rate along a motion at velocity `v`.
+    pub(crate) fn outside_and_rate(&self, x: f64, v: f64) -> (f64, f64) {
+        crate::laws::distance_outside_and_rate(self.ends, self.origin + x, v)
+    }
+
+    /// The ends as values of `x` (the upper one exactly 0 for a law in contact below `s_rel0`).
+    pub(crate) fn ends_in_x(&self) -> (Option<f64>, f64) {
+        (
+            self.ends.0.map(|lower| lower - self.origin),
+            self.ends.1 - self.origin,
+        )
+    }
+}
+
 /// How finely a step is cut while in contact.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SubstepLimits {

@@ -42,6 +42,32 @@ pub(crate) fn contact_crossings(motion: Motion, s_rel0: f64, h: f64) -> ([f64; 2
     (inside, count)
 }
 
+/// The instants in `(0, h)` at which `motion` crosses either end of a contact range `(lower,
+/// upper)`, in time order.
+#[inline(always)]
+pub(crate) fn range_crossings(
+    motion: Motion,
+    (lower, upper): (Option<f64>, f64),
+    h: f64,
+) -> ([f64; 4], usize) {
+    let (upper_roots, mut count) = contact_crossings(motion, upper, h);
+    let mut roots = [upper_roots[0], upper_roots[1], 0.0, 0.0];
+    if let Some(lower) = lower {
+        let (lower_roots, lower_count) = contact_crossings(motion, lower, h);
+        for &root in &lower_roots[..lower_count] {
+            // Insertion into the sorted prefix.
+            let mut k = count;
+            while k > 0 && roots[k - 1] > root {
+                roots[k] = roots[k - 1];
+                k -= 1;
+            }
+            roots[k] = root;
+            count += 1;
+        }
+    }
+    (roots, count)
+}
+
 /// The root of `g` in `[t0, t1]`, given `g(t0)` and `g(t1)` of opposite signs (Illinois method:
 /// bracketing, so it always converges, and superlinear).
 pub(crate) fn bracketed_root(g: impl Fn(f64) -> f64, t0: f64, g0: f64, t1: f64, g1: f64) -> f64 {

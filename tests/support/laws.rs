@@ -26,6 +26,11 @@ pub enum LawCase {
         d_max: f64,
         rdf: f64,
     },
+    /// RecurDyn's Gap Force with its default range (contact while `s_rel < s_rel0`), no preload:
+    /// `F_n = c*delta^n + d*sgnpow(der(delta), n_v)`.
+    GapForce {
+        n_v: f64,
+    },
 }
 
 impl LawCase {
@@ -51,6 +56,7 @@ impl LawCase {
                 ("d_max", d_max),
                 ("rdf", rdf),
             ],
+            LawCase::GapForce { n_v } => vec![("forceLaw", 7.0), ("n_v", n_v)],
         }
     }
 }
@@ -103,6 +109,9 @@ impl Contact {
             LawCase::RecurDynStep { d_max, rdf } => {
                 let r = if delta_rate < 0.0 { rdf } else { 1.0 };
                 spring + adams_step(delta, 0.0, 0.0, d_max, d) * delta_rate * r
+            }
+            LawCase::GapForce { n_v } => {
+                spring + d * delta_rate.signum() * delta_rate.abs().powf(n_v)
             }
         }
     }
