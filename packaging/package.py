@@ -867,6 +867,26 @@ n = {p['n']:g}, d_max = 1 mm, e = 0.8 (LankaraniNikravesh), the contact having t
 default range (contact while s_rel &lt; s_rel0) with <code>n_v</code> = 1.5 and <code>preload</code> = 5 N.
 &delta;&#775; &gt; 0 presses in, &lt; 0 separates.</p>
 {chr(10).join(figures)}
+<h3 id="friction">Tangential friction (laws 1 to 6)</h3>
+<p><code>frictionLaw</code> (Enumeration <code>FrictionLaw</code>: None, the default; Adams; RecurDyn) adds the friction
+force <code>f_t</code> = &mu;(<code>v_t</code>)&middot;|f| for the input <code>v_t</code>, the tangential velocity of flange_b
+relative to flange_a; the body at flange_b feels &minus;f_t, so the friction opposes the sliding. Where
+<code>f_t_max</code> &gt; 0, |f_t| is at most f_t_max. The friction's power f_t&middot;v_t &ge; 0 is part of
+<code>lossPower</code>, <code>E_loss</code> and the heat port's flow.</p>
+<ul>
+<li>Adams: &mu; = STEP(v_t, &minus;v_s, &minus;&mu;_s, v_s, &mu;_s) for |v_t| &le; v_s (0 at rest),
+sign(v_t)&middot;STEP(|v_t|, v_s, &mu;_s, v_d, &mu;_d) for v_s &lt; |v_t| &lt; v_d, sign(v_t)&middot;&mu;_d beyond
+(Adams: static and dynamic coefficients, stiction and friction transition velocities).</li>
+<li>RecurDyn: &mu; rises from 0 at rest to &mu;_s at v_s (the static threshold), goes to &mu;_d at v_d (the
+dynamic threshold) and stays there; <code>frictionInterpolation</code> chooses Adams' cubic STEP or a straight
+line on both pieces.</li>
+</ul>
+<p>In co-simulation <code>v_t</code> is held over a step, and the step integrates the friction along the same
+contact motion as the normal force (a second pass of its integrator, to <code>relativeTolerance</code>):
+<code>f_t_mean</code> is the mean over the step, the force a master applies, and <code>f_t</code> the value at the
+communication point. In Model Exchange, <code>f_t_mean</code> equals <code>f_t</code>; the friction's own kinks
+(|f| turning, the bound reached, &mu;'s thresholds) raise no events. The Gap Force has no friction here:
+RecurDyn's tangential damping of the Gap Force is not part of this FMU.</p>
 <h3 id="gap-force-tables">The Gap Force's tables</h3>
 <p>The String parameter <code>tableFile</code> names a JSON file with <code>"stiffness": [[x, force], ...]</code>
 (x = s_rel &minus; s_rel0; it replaces f_ref&middot;sgnpow(x/s_ref, n)) and/or <code>"damping": [[v_rel, force], ...]</code>

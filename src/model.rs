@@ -2,14 +2,14 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 
+use std::sync::Arc;
+
 use crate::coupling::{
     held_over, replay, Correction, Coupling, Extrapolation, Observed, Prediction,
 };
-use std::sync::Arc;
-
 use crate::laws::{
-    distance_outside, distance_outside_and_rate, ContactLaw, ForceLaw, Forces, GapLaw, GapTables,
-    Law, LawOptions, Partials,
+    distance_outside, distance_outside_and_rate, ContactLaw, ForceLaw, Forces, Friction,
+    FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -49,6 +49,8 @@ pub struct Parameters {
     pub spring: GapLaw,
     /// Which law, and the parameters only some laws use.
     pub options: LawOptions,
+    /// Tangential friction (laws 1 to 6).
+    pub friction: Friction,
     pub use_heat_port: bool,
     pub max_substep_size: f64,
     pub max_substep_count: i32,
@@ -85,6 +87,15 @@ impl Default for Parameters {
                 range_min: start(Var::RangeMin),
                 range_max: start(Var::RangeMax),
             },
+            friction: Friction {
+                law: start(Var::FrictionLaw) as i32,
+                interpolation: start(Var::FrictionInterpolation) as i32,
+                mu_s: start(Var::MuS),
+                mu_d: start(Var::MuD),
+                v_s: start(Var::VS),
+                v_d: start(Var::VD),
+                f_t_max: start(Var::FTMax),
+            },
             use_heat_port: start(Var::UseHeatPort) != 0.0,
             max_substep_size: start(Var::MaxSubstepSize),
             max_substep_count: start(Var::MaxSubstepCount) as i32,
@@ -102,6 +113,8 @@ pub struct Inputs {
     pub v_a: f64,
     pub s_b: f64,
     pub v_b: f64,
+    /// Tangential velocity of flange_b relative to flange_a.
+    pub v_t: f64,
 }
 
 /// The velocity inputs at the starts of the last two steps, newest first.
@@ -230,6 +243,8 @@ pub struct ElastoGap {
     /// evaluated until the master sets an input again.
     pub end_of_step: Option<Motion>,
     pub f_mean: f64,
+    /// Co-simulation: the mean tangential friction force over the last step.
+    pub f_t_mean: f64,
     pub e_loss: f64,
     pub q_flow_mean: f64,
     pub last_step_size: f64,
@@ -263,6 +278,8 @@ pub struct StepReport {
     /// ... and by how much `E_loss` over-reports that contact's dissipation (J; negative if it
     /// under-reports). It stays: the heat has left through the heat port already.
     pub first_contact_e_loss_excess: f64,
+    /// The energy the tangential friction took over the step (J), part of `integral.dissipated`.
+    pub friction_energy: f64,
 }
 
 /// The end of a step, checked before the instance takes it.
@@ -273,6 +290,10 @@ struct StepEnd {
     planned_f_mean: Option<f64>,
     /// The relative motion at the step's end.
     end: Motion,
+    /// Where the step's integration started, and with which dynamics (none: along the motion):
+    /// the friction's pass integrates the same.
+    start: Motion,
+    dynamics: Option<Dynamics>,
 }
 
 /// The largest mean over a step that the step's test lets through as `|integral| <= h *
@@ -313,12 +334,14 @@ impl Default for ElastoGap {
                 v_a: by_var(Var::FlangeAV).start.unwrap_or(0.0),
                 s_b: by_var(Var::FlangeBS).start.unwrap_or(0.0),
                 v_b: by_var(Var::FlangeBV).start.unwrap_or(0.0),
+                v_t: by_var(Var::VT).start.unwrap_or(0.0),
             },
             supplied: SuppliedAccelerations::default(),
             history: VelocityHistory::default(),
             time: 0.0,
             end_of_step: None,
             f_mean: 0.0,
+            f_t_mean: 0.0,
             e_loss: 0.0,
             q_flow_mean: 0.0,
             last_step_size: 0.0,
@@ -364,9 +387,22 @@ impl ElastoGap {
         )
     }
 
+    /// The law's values at the motion now, the friction's power in `loss_power`.
     pub fn forces(&self) -> Forces {
         let motion = self.motion();
-        self.law().evaluate(motion.s, motion.v)
+        let mut forces = self.law().evaluate(motion.s, motion.v);
+        forces.loss_power += self.friction_force(forces.f).0 * self.inputs.v_t;
+        forces
+    }
+
+    /// `f_t` at normal force `f` and the tangential velocity now, with its slopes by `|f|` and
+    /// by `v_t`; all 0 without friction.
+    fn friction_force(&self, f: f64) -> (f64, f64, f64) {
+        let friction = &self.parameters.friction;
+        if !friction.is_on() {
+            return (0.0, 0.0, 0.0);
+        }
+        friction.force(f, self.inputs.v_t)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -383,6 +419,24 @@ impl ElastoGap {
     /// The rules between parameters, for the law in use: the Gap Force's range must not be empty.
     pub fn check_parameter_relations(&self) -> Result<(), RuleViolation> {
         let o = &self.parameters.options;
+        let friction = &self.parameters.friction;
+        if friction.is_on() && friction.v_d <= friction.v_s {
+            return Err(RuleViolation {
+                name: by_var(Var::VD).name,
+                value: friction.v_d,
+                rule: format!(
+                    "greater than v_s = {} (friction goes from its static to its dynamic value between them)",
+                    Number(friction.v_s)
+                ),
+            });
+        }
+        if friction.is_on() && o.force_law == ForceLaw::GapForce as i32 {
+            return Err(RuleViolation {
+                name: by_var(Var::FrictionLaw).name,
+                value: f64::from(friction.law),
+                rule: "1 (None) with forceLaw = 7 (GapForce): friction is for laws 1 to 6".into(),
+            });
+        }
         if o.force_law == ForceLaw::GapForce as i32 && o.range_min >= o.range_max {
             return Err(RuleViolation {
                 name: by_var(Var::RangeMax).name,
@@ -442,6 +496,13 @@ impl ElastoGap {
             Var::RangeMax => p.options.range_max,
             // Text: kept by the FMI layer; the model holds the tables read from it.
             Var::TableFile => 0.0,
+            Var::FrictionLaw => f64::from(p.friction.law),
+            Var::MuS => p.friction.mu_s,
+            Var::MuD => p.friction.mu_d,
+            Var::VS => p.friction.v_s,
+            Var::VD => p.friction.v_d,
+            Var::FTMax => p.friction.f_t_max,
+            Var::FrictionInterpolation => f64::from(p.friction.interpolation),
             Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
             Var::MaxSubstepSize => p.max_substep_size,
             Var::MaxSubstepCount => f64::from(p.max_substep_count),
@@ -452,6 +513,12 @@ impl ElastoGap {
             Var::FlangeAV => self.inputs.v_a,
             Var::FlangeBS => self.inputs.s_b,
             Var::FlangeBV => self.inputs.v_b,
+            Var::VT => self.inputs.v_t,
+            Var::FT => self.friction_force(forces().f).0,
+            Var::FTMean => match self.interface {
+                Interface::CoSimulation => self.f_t_mean,
+                Interface::ModelExchange => self.friction_force(forces().f).0,
+            },
             Var::F => forces().f,
             Var::SRel => motion().s,
             Var::VRel => motion().v,
@@ -520,6 +587,13 @@ impl ElastoGap {
             Var::RangeMin => p.options.range_min = value,
             Var::RangeMax => p.options.range_max = value,
             Var::TableFile => unreachable!("tableFile is text, set through the FMI layer"),
+            Var::FrictionLaw => p.friction.law = value as i32,
+            Var::MuS => p.friction.mu_s = value,
+            Var::MuD => p.friction.mu_d = value,
+            Var::VS => p.friction.v_s = value,
+            Var::VD => p.friction.v_d = value,
+            Var::FTMax => p.friction.f_t_max = value,
+            Var::FrictionInterpolation => p.friction.interpolation = value as i32,
             Var::UseHeatPort => p.use_heat_port = value != 0.0,
             Var::MaxSubstepSize => p.max_substep_size = value,
             Var::MaxSubstepCount => p.max_substep_count = value as i32,
@@ -530,6 +604,7 @@ impl ElastoGap {
             Var::FlangeAV => self.inputs.v_a = value,
             Var::FlangeBS => self.inputs.s_b = value,
             Var::FlangeBV => self.inputs.v_b = value,
+            Var::VT => self.inputs.v_t = value,
             Var::F
             | Var::SRel
             | Var::VRel
@@ -542,7 +617,9 @@ impl ElastoGap {
             | Var::ELoss
             | Var::DerELoss
             | Var::FC
-            | Var::FD => unreachable!("the FMI layer sets only parameters and inputs"),
+            | Var::FD
+            | Var::FT
+            | Var::FTMean => unreachable!("the FMI layer sets only parameters and inputs"),
         }
         if matches!(
             var,
@@ -621,7 +698,7 @@ impl ElastoGap {
     /// compiled for it. Out of line: `do_step` only dispatches, instead of holding a copy of the
     /// whole step per law.
     #[inline(never)]
-    fn do_step_with<L: ContactLaw>(
+    fn do_step_with<L: ContactLaw + Copy>(
         &mut self,
         law: &L,
         h: f64,
@@ -664,6 +741,9 @@ impl ElastoGap {
         } else {
             0.0
         };
+        let friction_energy = self.friction_energy(law, &step_end, h, limits, report);
+        report.friction_energy = friction_energy;
+        report.integral.dissipated += friction_energy;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
         let e_loss = self.e_loss + dissipated;
         // Every output the step leaves must be finite: a finite `f` can still come with an
@@ -686,8 +766,12 @@ impl ElastoGap {
             next,
         ]);
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
+        // The friction's share is its impulse times |v_t|: bounded the same way, the mean
+        // tangential force is finite too.
+        let tangential_bound = mean_bound * self.inputs.v_t.abs().min(1.0);
         let integrals_finite = impulse.abs() <= mean_bound
             && dissipated.abs() <= mean_bound
+            && friction_energy <= tangential_bound
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && e_loss.is_finite();
         if !(end_finite & integrals_finite) {
@@ -704,6 +788,12 @@ impl ElastoGap {
             };
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
+        self.f_t_mean = if friction_energy > 0.0 {
+            // The friction's power is f_t*v_t >= 0 with v_t held over the step.
+            friction_energy / (self.inputs.v_t * h)
+        } else {
+            0.0
+        };
         self.end_of_step = Some(end);
         self.e_loss = e_loss;
         self.q_flow_mean = self.heat_flow(dissipated / h);
@@ -738,6 +828,49 @@ impl ElastoGap {
         Ok(())
     }
 
+    /// The energy the friction took over the step: the same integration along the same motion,
+    /// with the friction's power as the dissipated one ([`FrictionPass`]); 0 without friction,
+    /// without tangential motion or without contact in the step.
+    fn friction_energy<L: ContactLaw + Copy>(
+        &self,
+        law: &L,
+        step_end: &StepEnd,
+        h: f64,
+        limits: SubstepLimits,
+        report: &StepReport,
+    ) -> f64 {
+        let friction = self.parameters.friction;
+        let v_t = self.inputs.v_t;
+        if !friction.is_on() || v_t == 0.0 || report.integral.substeps == 0 {
+            return 0.0;
+        }
+        let pass = |scale| FrictionPass {
+            law: *law,
+            friction,
+            v_t,
+            scale,
+        };
+        let energy = match step_end.dynamics {
+            Some(dynamics) => {
+                // The friction's energy is about |mu*v_t| times the normal impulse; scaled to
+                // the kinetic energy the step's tolerance is relative to.
+                let start = step_end.start;
+                let kinetic = dynamics.mass * (start.v * start.v + (start.a * h).powi(2));
+                let expected =
+                    friction.coefficient(v_t).0.abs() * v_t.abs() * report.integral.impulse.abs();
+                let scale = if kinetic > 0.0 && expected > 0.0 && (kinetic / expected).is_finite() {
+                    kinetic / expected
+                } else {
+                    1.0
+                };
+                let step = crate::step::integrate_dynamics(&pass(scale), start, dynamics, h);
+                step.integral.dissipated / scale
+            }
+            None => integrate_step(&pass(1.0), step_end.start, h, limits).dissipated,
+        };
+        energy.max(0.0)
+    }
+
     fn kinematic_step<L: ContactLaw>(
         &self,
         law: &L,
@@ -757,6 +890,8 @@ impl ElastoGap {
         StepEnd {
             planned_f_mean: None,
             end: start.at(h),
+            start,
+            dynamics: None,
         }
     }
 
@@ -803,6 +938,11 @@ impl ElastoGap {
             report.first_contact_e_loss_excess = episode.dissipated - replayed.integral.dissipated;
         }
         coupling.first_contact_uncorrected = false;
+        let start = Motion {
+            s: master.s + coupling.owed_s,
+            v: master.v + coupling.owed_v,
+            a: a_ext,
+        };
         let plan = Coupling::plan(
             (coupling.owed_s, coupling.owed_v),
             coupling.correction,
@@ -854,6 +994,8 @@ impl ElastoGap {
         StepEnd {
             planned_f_mean: Some(plan.force),
             end: plan.step.end,
+            start,
+            dynamics: Some(dynamics),
         }
     }
 
@@ -943,8 +1085,26 @@ impl ElastoGap {
             return if output == Var::ELoss { 1.0 } else { 0.0 };
         }
         let motion = self.motion();
-        let partials: Partials = self.law().partials(motion.s, motion.v);
-        // Each input enters only through s_rel or v_rel, with sign -1 at flange_a.
+        let law = self.law();
+        let partials: Partials = law.partials(motion.s, motion.v);
+        // The friction: f_t = mu(v_t)*|f| (bounded), its power f_t*v_t.
+        let f = law.evaluate(motion.s, motion.v).f;
+        let (f_t, f_t_by_normal, f_t_by_v_t) = self.friction_force(f);
+        let v_t = self.inputs.v_t;
+        if input == Var::VT {
+            let f_t_dv_t = f_t_by_v_t;
+            let power_dv_t = f_t + v_t * f_t_dv_t;
+            return match output {
+                Var::FT => f_t_dv_t,
+                Var::FTMean if self.interface == Interface::ModelExchange => f_t_dv_t,
+                Var::LossPower | Var::DerELoss => power_dv_t,
+                Var::HeatPortQFlow if self.interface == Interface::ModelExchange => {
+                    self.heat_flow(power_dv_t)
+                }
+                _ => 0.0,
+            };
+        }
+        // Each other input enters only through s_rel or v_rel, with sign -1 at flange_a.
         let (ds, dv) = match input {
             Var::FlangeBS => (1.0, 0.0),
             Var::FlangeAS => (-1.0, 0.0),
@@ -952,18 +1112,22 @@ impl ElastoGap {
             Var::FlangeAV => (0.0, -1.0),
             _ => return 0.0,
         };
+        // d|f| = sign(f)*df.
+        let f_t_by_f = f_t_by_normal * if f < 0.0 { -1.0 } else { 1.0 };
+        let f_t_rate = f_t_by_f * (partials.f_ds() * ds + partials.f_dv() * dv);
+        let power_rate = partials.loss_power_ds * ds + partials.loss_power_dv * dv + v_t * f_t_rate;
         match output {
             Var::F => partials.f_ds() * ds + partials.f_dv() * dv,
             Var::SRel => ds,
             Var::VRel => dv,
-            Var::LossPower | Var::DerELoss => {
-                partials.loss_power_ds * ds + partials.loss_power_dv * dv
-            }
+            Var::LossPower | Var::DerELoss => power_rate,
             Var::HeatPortQFlow if self.interface == Interface::ModelExchange => {
-                self.heat_flow(partials.loss_power_ds * ds + partials.loss_power_dv * dv)
+                self.heat_flow(power_rate)
             }
             Var::FC => partials.f_c_ds * ds,
             Var::FD => partials.f_d_ds * ds + partials.f_d_dv * dv,
+            Var::FT => f_t_rate,
+            Var::FTMean if self.interface == Interface::ModelExchange => f_t_rate,
             _ => 0.0,
         }
     }
@@ -975,13 +1139,21 @@ impl ElastoGap {
             return None;
         }
         let motion = self.motion();
-        let partials = self.law().partials(motion.s, motion.v);
+        let law = self.law();
+        let partials = law.partials(motion.s, motion.v);
         let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
+        // v_t is held over a step: the friction changes with |f| alone.
+        let f = law.evaluate(motion.s, motion.v).f;
+        let f_t_by_f = self.friction_force(f).1 * if f < 0.0 { -1.0 } else { 1.0 };
+        let f_t_rate = f_t_by_f * along(partials.f_ds(), partials.f_dv());
         Some(match output {
             Var::F => along(partials.f_ds(), partials.f_dv()),
             Var::SRel => motion.v,
             Var::VRel => motion.a,
-            Var::LossPower | Var::DerELoss => along(partials.loss_power_ds, partials.loss_power_dv),
+            Var::FT => f_t_rate,
+            Var::LossPower | Var::DerELoss => {
+                along(partials.loss_power_ds, partials.loss_power_dv) + self.inputs.v_t * f_t_rate
+            }
             Var::FC => along(partials.f_c_ds, 0.0),
             Var::FD => along(partials.f_d_ds, partials.f_d_dv),
             Var::ELoss => self.forces().loss_power,

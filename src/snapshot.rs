@@ -12,10 +12,13 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration history, contact episode, mass estimate, `f_next`) were added.
 /// 4: whether the master reads `f_next` was added (the prediction is made when it is first read).
 /// 5: the force law's choice and parameters, and the touch-down speed of the last contact.
-/// 6: the Gap Force's parameters and the fingerprint of its tables.
+/// 6: the Gap Force's parameters and the fingerprint of its tables; the friction's parameters,
+/// the tangential velocity and the mean friction force of the last step.
 const FORMAT_VERSION: u32 = 6;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 95;
+const FIELD_COUNT: usize = 104;
+/// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
+const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
 const FINGERPRINT_SLOTS: [usize; 2] = [93, 94];
 /// The slot of the flag whether the master reads `f_next`.
@@ -223,6 +226,24 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut low = (fingerprint & 0xffff_ffff) as f64;
     visitor(&mut high);
     visitor(&mut low);
+    visitor(&mut model.inputs.v_t);
+    let friction = &mut model.parameters.friction;
+    let mut law = f64::from(friction.law);
+    let mut interpolation = f64::from(friction.interpolation);
+    visitor(&mut law);
+    visitor(&mut interpolation);
+    friction.law = law as i32;
+    friction.interpolation = interpolation as i32;
+    for value in [
+        &mut friction.mu_s,
+        &mut friction.mu_d,
+        &mut friction.v_s,
+        &mut friction.v_d,
+        &mut friction.f_t_max,
+    ] {
+        visitor(value);
+    }
+    visitor(&mut model.f_t_mean);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -312,6 +333,9 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     for slot in CHOICE_SLOTS {
         check_integer_slot(slot, any_i32.0, any_i32.1);
     }
+    for slot in FRICTION_CHOICE_SLOTS {
+        check_integer_slot(slot, any_i32.0, any_i32.1);
+    }
     for slot in FINGERPRINT_SLOTS {
         check_integer_slot(slot, 0.0, f64::from(u32::MAX));
     }
@@ -333,7 +357,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     for variable in VARIABLES {
         if matches!(
             variable.var,
-            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV
+            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV | Var::VT
         ) || variable.causality == crate::variables::Causality::Parameter
         {
             model

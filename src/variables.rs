@@ -33,10 +33,18 @@ pub enum Var {
     RangeMin,
     RangeMax,
     TableFile,
+    FrictionLaw,
+    MuS,
+    MuD,
+    VS,
+    VD,
+    FTMax,
+    FrictionInterpolation,
     FlangeAS,
     FlangeAV,
     FlangeBS,
     FlangeBV,
+    VT,
     F,
     SRel,
     VRel,
@@ -50,6 +58,8 @@ pub enum Var {
     DerELoss,
     FC,
     FD,
+    FT,
+    FTMean,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +179,14 @@ const ON_MOTION: &[Dependency] = &[
     Dependent(Var::FlangeBS),
     Dependent(Var::FlangeBV),
 ];
+/// The friction's force and power: the normal force and the tangential velocity.
+const ON_MOTION_AND_V_T: &[Dependency] = &[
+    Dependent(Var::FlangeAS),
+    Dependent(Var::FlangeAV),
+    Dependent(Var::FlangeBS),
+    Dependent(Var::FlangeBV),
+    Dependent(Var::VT),
+];
 
 macro_rules! variable {
     ($var:ident, $name:literal, $vr:literal, $kind:ident, $causality:ident, $variability:ident,
@@ -262,8 +280,30 @@ pub const RECURDYN_DAMPING: Enumeration = Enumeration {
     ],
 };
 
+pub const FRICTION_LAW: Enumeration = Enumeration {
+    name: "FrictionLaw",
+    description: "Tangential friction f_t = mu(v_t)*|f| of laws 1 to 6",
+    items: &[
+        ("None", "no friction (f_t = 0)"),
+        ("Adams", "MSC Adams: mu = STEP(v_t, -v_s, -mu_s, v_s, mu_s) for |v_t| <= v_s, sign(v_t)*STEP(|v_t|, v_s, mu_s, v_d, mu_d) up to v_d, sign(v_t)*mu_d beyond"),
+        ("RecurDyn", "RecurDyn: mu from 0 at rest to mu_s at v_s, to mu_d at v_d, mu_d beyond (frictionInterpolation: Step or Linear)"),
+    ],
+};
+
+pub const FRICTION_INTERPOLATION: Enumeration = Enumeration {
+    name: "FrictionInterpolation",
+    description: "How RecurDyn friction's mu goes between its thresholds",
+    items: &[("Step", "Adams' cubic STEP"), ("Linear", "a straight line")],
+};
+
 /// The Enumeration types of the interface, in the order of `<TypeDefinitions>`.
-pub const TYPE_DEFINITIONS: [&Enumeration; 3] = [&FORCE_LAW, &HYSTERESIS, &RECURDYN_DAMPING];
+pub const TYPE_DEFINITIONS: [&Enumeration; 5] = [
+    &FORCE_LAW,
+    &HYSTERESIS,
+    &RECURDYN_DAMPING,
+    &FRICTION_LAW,
+    &FRICTION_INTERPOLATION,
+];
 
 /// Value references are unique across all types so that a reference alone names a variable.
 #[rustfmt::skip]
@@ -320,6 +360,20 @@ pub const VARIABLES: &[Variable] = &[
         "GapForce law: the force acts while rangeMin < s_rel < rangeMax (> rangeMin; default 0, the default s_rel0) (RecurDyn: range max)"),
     variable!(TableFile, "tableFile", 53, String, Parameter, Fixed, None, None, Rule::Any, NO_DEPENDENCY,
         "GapForce law: a JSON file with \"stiffness\": [[s_rel - s_rel0, force], ...] and/or \"damping\": [[v_rel, force], ...] replacing the spring and/or damper part (monotone cubic of Fritsch and Butland, end slopes continued); a path relative to the FMU's resources folder, an absolute path or a file: URI; empty: none"),
+    choice!(FrictionLaw, "frictionLaw", 54, FRICTION_LAW, 1.0,
+        "Tangential friction of laws 1 to 6 (FrictionLaw): 1 None (default), 2 Adams, 3 RecurDyn; f_t = mu(v_t)*|f|, its power |f_t*v_t| added to lossPower, E_loss and the heat port"),
+    variable!(MuS, "mu_s", 55, Real, Parameter, Tunable, Some(0.3), Some("1"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Friction: static coefficient, reached at v_s (>= 0)"),
+    variable!(MuD, "mu_d", 56, Real, Parameter, Tunable, Some(0.2), Some("1"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Friction: dynamic coefficient, from v_d on (>= 0)"),
+    variable!(VS, "v_s", 57, Real, Parameter, Tunable, Some(1e-3), Some("m/s"), Rule::Positive, NO_DEPENDENCY,
+        "Friction: the static (stiction) threshold velocity (Adams: stiction transition velocity) (> 0)"),
+    variable!(VD, "v_d", 58, Real, Parameter, Tunable, Some(1e-2), Some("m/s"), Rule::Positive, NO_DEPENDENCY,
+        "Friction: the dynamic threshold velocity (Adams: friction transition velocity) (> v_s)"),
+    variable!(FTMax, "f_t_max", 59, Real, Parameter, Tunable, Some(0.0), Some("N"), Rule::AtLeast(0.0), NO_DEPENDENCY,
+        "Friction: the largest |f_t| (0: no limit) (>= 0)"),
+    choice!(FrictionInterpolation, "frictionInterpolation", 60, FRICTION_INTERPOLATION, 1.0,
+        "RecurDyn friction: how mu goes between its thresholds (FrictionInterpolation): 1 Step (default), 2 Linear"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
@@ -328,6 +382,8 @@ pub const VARIABLES: &[Variable] = &[
         "Absolute position of flange_b"),
     variable!(FlangeBV, "flange_b.v", 14, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
         "Absolute velocity of flange_b"),
+    variable!(VT, "v_t", 17, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
+        "Tangential velocity of flange_b relative to flange_a, for the friction (held over a co-simulation step)"),
     variable!(F, "f", 20, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
         "Force at flange_b (flange_a feels -f); f = f_c + f_d <= 0, never pulling"),
     variable!(SRel, "s_rel", 21, Real, Output, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
@@ -336,11 +392,11 @@ pub const VARIABLES: &[Variable] = &[
         "Relative velocity flange_b.v - flange_a.v"),
     variable!(Contact, "contact", 23, Boolean, Output, Discrete, None, None, Rule::Any, ON_POSITIONS_SWITCHING,
         "True while s_rel < s_rel0"),
-    variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
-        "Instantaneous dissipated power f_d*v_rel (>= 0)"),
+    variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
+        "Instantaneous dissipated power f_d*v_rel + f_t*v_t (>= 0)"),
     // Declared on the motion for Model Exchange, where it is -lossPower; in co-simulation it is the
     // step mean and does not depend on the inputs, which the declaration allows.
-    variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
+    variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
         "Heat flow into the heat port if useHeatPort, else 0. Co-simulation: mean over the last communication step, -(energy dissipated)/h; Model Exchange: -lossPower"),
     variable!(FMean, "f_mean", 26, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: mean of f over the last communication step along the extrapolated input motion (impulse/h); apply it over the same step. Model Exchange: f as of the last event or completed integrator step (no meaning of its own)"),
@@ -352,12 +408,16 @@ pub const VARIABLES: &[Variable] = &[
     // depends on is the state itself, and co-simulation masters look only for inputs there.
     variable!(ELoss, "E_loss", 27, Real, Output, Continuous, None, Some("J"), Rule::Any, NO_DEPENDENCY,
         "Energy dissipated since the start (integral of lossPower; monotone); the continuous state of Model Exchange"),
-    variable!(DerELoss, "der(E_loss)", 28, Real, Local, Continuous, None, Some("W"), Rule::Any, ON_MOTION,
+    variable!(DerELoss, "der(E_loss)", 28, Real, Local, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
         "Time derivative of E_loss, equal to lossPower"),
     variable!(FC, "f_c", 30, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Spring part of f (<= 0)"),
     variable!(FD, "f_d", 31, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Damper part of f, bounded by the spring part: |f_d| <= |f_c|"),
+    variable!(FT, "f_t", 33, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION_AND_V_T,
+        "Tangential friction force at flange_b (the body there feels -f_t), mu(v_t)*|f|, at most f_t_max; 0 without frictionLaw"),
+    variable!(FTMean, "f_t_mean", 34, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Co-simulation: mean of f_t over the last communication step (tangential impulse/h, v_t held); apply it over the same step. Model Exchange: equal to f_t"),
 ];
 
 /// The continuous states of Model Exchange, each with the variable that is its time derivative, in
@@ -376,6 +436,19 @@ pub enum EventIndicator {
 }
 
 pub const EVENT_INDICATORS: [EventIndicator; 2] = [EventIndicator::Contact, EventIndicator::Kink];
+
+/// How many inputs the interface has.
+pub const INPUT_COUNT: usize = {
+    let mut count = 0;
+    let mut k = 0;
+    while k < VARIABLES.len() {
+        if matches!(VARIABLES[k].causality, Causality::Input) {
+            count += 1;
+        }
+        k += 1;
+    }
+    count
+};
 
 pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
     let row = *ROW_OF_VALUE_REFERENCE.get(value_reference as usize)?;

@@ -1031,6 +1031,39 @@ const CASES: &[(&str, Case)] = &[
             status
         })
     }),
+    ("frictionLaw-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::FrictionLaw, 4.0))
+    }),
+    ("frictionInterpolation-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::FrictionInterpolation, 0.0)
+        })
+    }),
+    ("negative-mu", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::MuS, -0.1))
+    }),
+    ("v_s-not-positive", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::VS, 0.0))
+    }),
+    ("v_d-not-above-v_s", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::FrictionLaw, 2.0));
+            ok(set(i, Var::VS, 0.01));
+            exit_with(i, Var::VD, 0.01)
+        })
+    }),
+    ("negative-f_t_max", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::FTMax, -1.0))
+    }),
+    ("friction-with-gap-force", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            exit_with(i, Var::FrictionLaw, 2.0)
+        })
+    }),
+    ("nan-v_t", |fmu| {
+        call(fmu, running, |i| set(i, Var::VT, f64::NAN))
+    }),
     ("tableFile-missing", |fmu| {
         call(fmu, instantiated, |i| {
             exit_gap_force_with_table(i, "no_such_table.json")

@@ -75,7 +75,11 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
     // Along the extrapolated motion (m_eff = 0: until the FMU has estimated the mass) and with
     // the contact's own dynamics (m_eff given: closed form for n = 1, adaptive for n = 1.5).
     for (n, m_eff) in [(1.5, 0.0), (1.0, 1.0), (1.5, 1.0)] {
-        hot_path_does_not_allocate(n, m_eff, None);
+        hot_path_does_not_allocate(n, m_eff, None, false);
+    }
+    // With friction: its own pass over each step in contact.
+    for m_eff in [0.0, 1.0] {
+        hot_path_does_not_allocate(1.0, m_eff, None, true);
     }
     // The Gap Force on tables (shared with the step by reference count, never copied).
     let table = std::env::temp_dir().join(format!(
@@ -90,12 +94,12 @@ fn step_set_and_get_do_not_allocate_in_or_out_of_contact() {
     .unwrap();
     let path = std::ffi::CString::new(table.to_str().unwrap()).unwrap();
     for m_eff in [0.0, 1.0] {
-        hot_path_does_not_allocate(1.0, m_eff, Some(&path));
+        hot_path_does_not_allocate(1.0, m_eff, Some(&path), false);
     }
     std::fs::remove_file(table).unwrap();
 }
 
-fn hot_path_does_not_allocate(n: f64, m_eff: f64, gap_force_table: Option<&CStr>) {
+fn hot_path_does_not_allocate(n: f64, m_eff: f64, gap_force_table: Option<&CStr>, friction: bool) {
     let vr = |var| by_var(var).value_reference;
     unsafe {
         let c = instantiate(c"hot path", fmi_sys::fmi2::fmi2Type_fmi2CoSimulation);
@@ -126,6 +130,13 @@ fn hot_path_does_not_allocate(n: f64, m_eff: f64, gap_force_table: Option<&CStr>
                 fmi2SetString(c, [vr(Var::TableFile)].as_ptr(), 1, text.as_ptr()),
                 0
             );
+        }
+        if friction {
+            assert_eq!(
+                fmi2SetInteger(c, [vr(Var::FrictionLaw)].as_ptr(), 1, [2].as_ptr()),
+                0
+            );
+            assert_eq!(fmi2SetReal(c, [vr(Var::VT)].as_ptr(), 1, [0.3].as_ptr()), 0);
         }
         assert_eq!(fmi2EnterInitializationMode(c), 0);
         assert_eq!(fmi2ExitInitializationMode(c), 0);

@@ -312,6 +312,23 @@ fn main() {
             ),
         ),
         (
+            // Adams friction on ElastoGap, sliding, with the dynamics.
+            "friction_adams_dynamic",
+            serialized_after(
+                CO_SIMULATION,
+                &[
+                    (Var::FrictionLaw, 2.0),
+                    (Var::C, 1e4),
+                    (Var::D, 20.0),
+                    (Var::FTMax, 15.0),
+                    (Var::VT, 0.3),
+                    (Var::MEff, 1.0),
+                ],
+                false,
+                |i| steps(i, 5, 1e-3, approach),
+            ),
+        ),
+        (
             "spring_damper_model_exchange",
             serialized_after(
                 MODEL_EXCHANGE,

@@ -783,7 +783,7 @@ impl Harness {
             }
             Call::SetKey { which, value } => {
                 let x = value.value();
-                match which % 6 {
+                match which % 7 {
                     0 => {
                         instance.set_reals(&[(Var::MaxSubstepSize, x)]);
                     }
@@ -804,6 +804,9 @@ impl Harness {
                     4 => {
                         instance.set_reals(&[(Var::SRel0, x)]);
                     }
+                    5 => {
+                        instance.set_reals(&[(Var::VT, x)]);
+                    }
                     _ => {
                         instance.set_reals(&[(Var::N, x)]);
                     }
@@ -819,6 +822,9 @@ impl Harness {
                     (Var::ForceLaw, 1 + i32::from(*law % 7)),
                     (Var::Hysteresis, 1 + i32::from(*variant % 5)),
                     (Var::RecurDynDamping, 1 + i32::from(*variant % 2)),
+                    // Friction (refused with the Gap Force) in about half the choices.
+                    (Var::FrictionLaw, 1 + i32::from(*law / 7 % 3)),
+                    (Var::FrictionInterpolation, 1 + i32::from(*variant / 4 % 2)),
                 ];
                 for (var, choice) in choices {
                     let vr = [elastogap::variables::by_var(var).value_reference];
@@ -838,7 +844,13 @@ impl Harness {
                     Var::Preload,
                     Var::RangeMin,
                     Var::RangeMax,
-                ][usize::from(*which) % 10];
+                    Var::MuS,
+                    Var::MuD,
+                    Var::VS,
+                    Var::VD,
+                    Var::FTMax,
+                    Var::VT,
+                ][usize::from(*which) % 16];
                 instance.set_reals(&[(parameter, value.value())]);
                 // The Gap Force's tables: none, or one of the files `table_files` wrote (valid
                 // ones and a refused one).

@@ -399,6 +399,17 @@ impl Instance {
             assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
         }
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
+        // Friction opposes the tangential motion and keeps to its bound.
+        let (f_t, v_t, f_t_max) = (value(Var::FT), value(Var::VT), value(Var::FTMax));
+        assert!(
+            f_t * v_t >= 0.0,
+            "{context}: f_t = {f_t} drives v_t = {v_t}"
+        );
+        assert!(
+            f_t_max == 0.0 || f_t.abs() <= f_t_max,
+            "{context}: |f_t| = {} above f_t_max = {f_t_max}",
+            f_t.abs()
+        );
         if contact_follows_motion {
             let ends = if law == ForceLaw::GapForce {
                 (Some(value(Var::RangeMin)), value(Var::RangeMax))

@@ -17,7 +17,7 @@ use super::state::{interface_name, Call, State};
 use super::ERROR;
 use crate::model::{ElastoGap, Interface, Number};
 use crate::snapshot;
-use crate::variables::{Causality, Kind, Var, STATES};
+use crate::variables::{Causality, Kind, Var, INPUT_COUNT, STATES};
 
 #[no_mangle]
 pub extern "C" fn fmi2GetTypesPlatform() -> *const c_char {
@@ -606,11 +606,11 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
         let knowns = slice(vKnown_ref, nKnown, "vKnown_ref[]")?;
         let seeds = slice(dvKnown, nKnown, "dvKnown[]")?;
         let results = slice_mut(dvUnknown, nUnknown, "dvUnknown[]")?;
-        const MOST_KNOWNS: usize = 4 + STATES.len();
+        const MOST_KNOWNS: usize = INPUT_COUNT + STATES.len();
         let mut known_vars = [Var::FlangeAS; MOST_KNOWNS];
         if knowns.len() > known_vars.len() {
             return Err(error(format!(
-                "{} knowns given; ElastoGap has 4 inputs and {} continuous state(s)",
+                "{} knowns given; ElastoGap has {INPUT_COUNT} inputs and {} continuous state(s)",
                 knowns.len(),
                 STATES.len()
             )));

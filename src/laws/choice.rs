@@ -174,7 +174,10 @@ impl ContactLaw for Law<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variables::{FORCE_LAW, HYSTERESIS, RECURDYN_DAMPING};
+    use crate::laws::{FrictionInterpolation, FrictionLaw};
+    use crate::variables::{
+        FORCE_LAW, FRICTION_INTERPOLATION, FRICTION_LAW, HYSTERESIS, RECURDYN_DAMPING,
+    };
 
     #[test]
     fn the_rust_choices_are_the_items_of_the_interface_enumerations_in_order() {
@@ -185,6 +188,8 @@ mod tests {
             (names(ForceLaw::ALL), &FORCE_LAW),
             (names(Hysteresis::ALL), &HYSTERESIS),
             (names(RecurDynDamping::ALL), &RECURDYN_DAMPING),
+            (names(FrictionLaw::ALL), &FRICTION_LAW),
+            (names(FrictionInterpolation::ALL), &FRICTION_INTERPOLATION),
         ] {
             let items: Vec<&str> = interface.items.iter().map(|(name, _)| *name).collect();
             assert_eq!(rust, items, "{}", interface.name);

@@ -28,7 +28,7 @@ started=$SECONDS
 # against its reference in both interfaces, with the heat port, FMU states and derivatives.
 # Not cross-built: memcheck (valgrind), c_header (a host C compiler), the accuracy studies (the same
 # arithmetic as parity, minutes more), no_allocation (links the rlib, not the DLL).
-TESTS=(importer_harness model_exchange bad_input_table edge_cases threads exports parity panic_barrier force_laws)
+TESTS=(importer_harness model_exchange bad_input_table edge_cases threads exports parity panic_barrier force_laws friction)
 
 say() { printf 'win64: %s\n' "$*"; }
 die() {

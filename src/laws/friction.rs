@@ -1,0 +1,263 @@
+//! Tangential friction on top of a normal force law (laws 1–6): `f_t = mu(v_t)*|f|`, bounded by
+//! `f_t_max` where it is set, with `mu` after MSC Adams or RecurDyn. The body at flange_b feels
+//! `-f_t`, so friction opposes its tangential velocity `v_t` relative to flange_a, and takes the
+//! power `f_t*v_t >= 0`.
+//!
+//! [`FrictionPass`] is a normal law whose dissipated power is the friction's alone: integrated by
+//! the same step integrators along the same motion, it gives the friction's energy over a step.
+
+use super::{step, step_slope, AffineRegion, ContactLaw, Forces, Partials};
+
+indexed_choice! {
+    /// The parameter `frictionLaw`, in the order of the Enumeration type `FrictionLaw`.
+    FrictionLaw {
+        None = 1,
+        Adams = 2,
+        RecurDyn = 3,
+    }
+}
+
+indexed_choice! {
+    /// The parameter `frictionInterpolation` (RecurDyn's friction): how `mu` goes between its
+    /// thresholds.
+    FrictionInterpolation {
+        Step = 1,
+        Linear = 2,
+    }
+}
+
+/// The friction parameters; `law` and `interpolation` as the importer set them (refused out of
+/// range when the parameters take effect).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Friction {
+    pub law: i32,
+    pub interpolation: i32,
+    pub mu_s: f64,
+    pub mu_d: f64,
+    pub v_s: f64,
+    pub v_d: f64,
+    /// 0: no bound.
+    pub f_t_max: f64,
+}
+
+impl Friction {
+    pub fn is_on(&self) -> bool {
+        FrictionLaw::from_index(self.law).is_some_and(|law| law != FrictionLaw::None)
+    }
+
+    /// `mu(v_t)` and its slope; odd in `v_t`, 0 at rest.
+    pub fn coefficient(&self, v_t: f64) -> (f64, f64) {
+        let speed = v_t.abs();
+        let sign = if v_t < 0.0 { -1.0 } else { 1.0 };
+        let (mu_s, mu_d, v_s, v_d) = (self.mu_s, self.mu_d, self.v_s, self.v_d);
+        match FrictionLaw::from_index(self.law) {
+            None | Some(FrictionLaw::None) => (0.0, 0.0),
+            Some(FrictionLaw::Adams) => {
+                if speed <= v_s {
+                    // STEP(v, -v_s, -mu_s, v_s, mu_s): odd, through 0.
+                    (
+                        step(v_t, -v_s, -mu_s, v_s, mu_s),
+                        step_slope(v_t, -v_s, -mu_s, v_s, mu_s),
+                    )
+                } else {
+                    (
+                        sign * step(speed, v_s, mu_s, v_d, mu_d),
+                        step_slope(speed, v_s, mu_s, v_d, mu_d),
+                    )
+                }
+            }
+            Some(FrictionLaw::RecurDyn) => {
+                let linear = self.interpolation == FrictionInterpolation::Linear as i32;
+                let piece = |x: f64, x0: f64, h0: f64, x1: f64, h1: f64| {
+                    if linear {
+                        let r = (x - x0) / (x1 - x0);
+                        (h0 + (h1 - h0) * r, (h1 - h0) / (x1 - x0))
+                    } else {
+                        (step(x, x0, h0, x1, h1), step_slope(x, x0, h0, x1, h1))
+                    }
+                };
+                let (mu, slope) = if speed <= v_s {
+                    piece(speed, 0.0, 0.0, v_s, mu_s)
+                } else if speed < v_d {
+                    piece(speed, v_s, mu_s, v_d, mu_d)
+                } else {
+                    (mu_d, 0.0)
+                };
+                (sign * mu, slope)
+            }
+        }
+    }
+
+    /// `f_t` at normal force `f` and tangential velocity `v_t`, with its slopes by `|f|` and by
+    /// `v_t`.
+    pub fn force(&self, f: f64, v_t: f64) -> (f64, f64, f64) {
+        let (mu, mu_slope) = self.coefficient(v_t);
+        let normal = f.abs();
+        let f_t = mu * normal;
+        if self.f_t_max > 0.0 && f_t.abs() > self.f_t_max {
+            return (self.f_t_max.copysign(mu), 0.0, 0.0);
+        }
+        (f_t, mu, mu_slope * normal)
+    }
+}
+
+/// A normal law seen by the step integrators with the friction's power, times `scale`, as its
+/// dissipated power, at a tangential velocity `v_t` held over the step. The force and the motion
+/// are the law's own: only the dissipated energy differs. Never affine, so that the friction's
+/// kinks (where `|f|` turns and where `f_t_max` bounds it) fall inside pieces integrated to the
+/// tolerance. The dynamic step holds the dissipated energy to its tolerance of the motion's
+/// kinetic energy: `scale` brings the friction's energy, often far smaller, to that size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrictionPass<L> {
+    pub law: L,
+    pub friction: Friction,
+    pub v_t: f64,
+    pub scale: f64,
+}
+
+impl<L: ContactLaw + Copy> ContactLaw for FrictionPass<L> {
+    fn s_rel0(&self) -> f64 {
+        self.law.s_rel0()
+    }
+
+    fn contact_ends(&self) -> (Option<f64>, f64) {
+        self.law.contact_ends()
+    }
+
+    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
+        let forces = self.law.evaluate(s_rel, v_rel);
+        if !forces.contact {
+            return forces;
+        }
+        let (f_t, _, _) = self.friction.force(forces.f, self.v_t);
+        Forces {
+            loss_power: self.scale * f_t * self.v_t,
+            ..forces
+        }
+    }
+
+    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
+        self.law.partials(s_rel, v_rel)
+    }
+
+    fn kink_indicator(&self, s_rel: f64, v_rel: f64) -> f64 {
+        self.law.kink_indicator(s_rel, v_rel)
+    }
+
+    fn kink_indicator_rate(&self, s_rel: f64, v_rel: f64, a_rel: f64) -> f64 {
+        self.law.kink_indicator_rate(s_rel, v_rel, a_rel)
+    }
+
+    fn affine_region(&self, _s_rel: f64, _v_rel: f64) -> Option<AffineRegion> {
+        None
+    }
+
+    fn length_scale(&self) -> f64 {
+        self.law.length_scale()
+    }
+
+    fn touched_down(&self, v_rel: f64) -> Option<Self> {
+        self.law
+            .touched_down(v_rel)
+            .map(|law| FrictionPass { law, ..*self })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn friction(law: FrictionLaw, interpolation: FrictionInterpolation) -> Friction {
+        Friction {
+            law: law as i32,
+            interpolation: interpolation as i32,
+            mu_s: 0.5,
+            mu_d: 0.3,
+            v_s: 0.01,
+            v_d: 0.1,
+            f_t_max: 0.0,
+        }
+    }
+
+    /// The cubic STEP written out again: h0 + (h1 - h0)*r^2*(3 - 2r).
+    fn cubic(x: f64, x0: f64, h0: f64, x1: f64, h1: f64) -> f64 {
+        let r = ((x - x0) / (x1 - x0)).clamp(0.0, 1.0);
+        h0 + (h1 - h0) * r * r * (3.0 - 2.0 * r)
+    }
+
+    #[test]
+    fn adams_friction_is_its_three_steps() {
+        let adams = friction(FrictionLaw::Adams, FrictionInterpolation::Step);
+        for v in [0.0, 0.004, -0.004, 0.01, 0.03, -0.07, 0.1, 0.5, -2.0] {
+            let speed: f64 = f64::abs(v);
+            let expected = if speed <= 0.01 {
+                cubic(v, -0.01, -0.5, 0.01, 0.5)
+            } else if speed < 0.1 {
+                v.signum() * cubic(speed, 0.01, 0.5, 0.1, 0.3)
+            } else {
+                v.signum() * 0.3
+            };
+            let (mu, _) = adams.coefficient(v);
+            assert!(
+                (mu - expected).abs() < 1e-15,
+                "v = {v}: {mu} against {expected}"
+            );
+        }
+        // Static peak at v_s, odd, 0 at rest.
+        assert_eq!(adams.coefficient(0.0).0, 0.0);
+        assert!((adams.coefficient(0.01).0 - 0.5).abs() < 1e-15);
+        assert!((adams.coefficient(-0.01).0 + 0.5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn recurdyn_friction_rises_to_the_static_value_then_falls_to_the_dynamic_one() {
+        let linear = friction(FrictionLaw::RecurDyn, FrictionInterpolation::Linear);
+        let stepped = friction(FrictionLaw::RecurDyn, FrictionInterpolation::Step);
+        for (v, line, cubic_value) in [
+            (0.0, 0.0, 0.0),
+            (0.005, 0.25, cubic(0.005, 0.0, 0.0, 0.01, 0.5)),
+            (-0.005, -0.25, -cubic(0.005, 0.0, 0.0, 0.01, 0.5)),
+            (0.01, 0.5, 0.5),
+            (0.055, 0.4, cubic(0.055, 0.01, 0.5, 0.1, 0.3)),
+            (0.1, 0.3, 0.3),
+            (-3.0, -0.3, -0.3),
+        ] {
+            assert!((linear.coefficient(v).0 - line).abs() < 1e-15, "v = {v}");
+            assert!(
+                (stepped.coefficient(v).0 - cubic_value).abs() < 1e-15,
+                "v = {v}"
+            );
+        }
+    }
+
+    #[test]
+    fn slopes_match_differences_and_the_bound_caps_the_force() {
+        for law in [FrictionLaw::Adams, FrictionLaw::RecurDyn] {
+            for interpolation in FrictionInterpolation::ALL.iter().copied() {
+                let friction = friction(law, interpolation);
+                for v in [-0.06, -0.004, 0.002, 0.007, 0.02, 0.09] {
+                    let h = 1e-7;
+                    let numeric =
+                        (friction.coefficient(v + h).0 - friction.coefficient(v - h).0) / (2.0 * h);
+                    let (_, analytic) = friction.coefficient(v);
+                    assert!(
+                        (analytic - numeric).abs() < 1e-6 * analytic.abs().max(1.0),
+                        "{law:?} {interpolation:?} at {v}: {analytic} against {numeric}"
+                    );
+                }
+            }
+        }
+        let bounded = Friction {
+            f_t_max: 20.0,
+            ..friction(FrictionLaw::Adams, FrictionInterpolation::Step)
+        };
+        assert_eq!(bounded.force(-100.0, 1.0), (20.0, 0.0, 0.0));
+        assert_eq!(bounded.force(-100.0, -1.0), (-20.0, 0.0, 0.0));
+        let (f_t, by_normal, _) = bounded.force(-50.0, 1.0);
+        assert!((f_t - 15.0).abs() < 1e-12 && (by_normal - 0.3).abs() < 1e-15);
+        assert_eq!(
+            friction(FrictionLaw::None, FrictionInterpolation::Step).force(-100.0, 1.0),
+            (0.0, 0.0, 0.0)
+        );
+    }
+}

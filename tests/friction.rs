@@ -1,0 +1,331 @@
+//! Tangential friction (`frictionLaw`, laws 1–6) through the packaged FMU, against references
+//! computed here: the friction coefficient written out again from MSC Adams' and RecurDyn's
+//! definitions, and an impact integrated by RK4 at 1 µs with the lift-off located that carries the
+//! friction's impulse `∫ min(mu*|F_n|, f_t_max) dt` along. A 1 kg body arrives at 1 m/s normal to a
+//! fixed housing while sliding at a held tangential velocity `v_t`; the master couples it with
+//! `m_eff` = 1 kg. The friction must take `|v_t|` times that impulse in energy (into `E_loss`, the
+//! heat port and `lossPower`), and `f_t_mean` must carry the impulse.
+//!
+//! `cargo test --release --test friction -- --nocapture` prints the errors.
+
+mod support;
+
+use support::impact::{MASS, SPEED};
+use support::laws::{adams_step, Contact, LawCase};
+use support::{Fmu, Instance, Status, VarType};
+
+const C: f64 = 1e4;
+const D: f64 = 20.0;
+const MU_S: f64 = 0.5;
+const MU_D: f64 = 0.3;
+const V_S: f64 = 0.01;
+const V_D: f64 = 0.1;
+
+/// frictionLaw and frictionInterpolation as the FMU numbers them.
+#[derive(Clone, Copy, Debug)]
+enum Law {
+    Adams,
+    RecurDynStep,
+    RecurDynLinear,
+}
+
+impl Law {
+    fn settings(self) -> [(&'static str, f64); 2] {
+        match self {
+            Law::Adams => [("frictionLaw", 2.0), ("frictionInterpolation", 1.0)],
+            Law::RecurDynStep => [("frictionLaw", 3.0), ("frictionInterpolation", 1.0)],
+            Law::RecurDynLinear => [("frictionLaw", 3.0), ("frictionInterpolation", 2.0)],
+        }
+    }
+
+    /// mu(v) from the definitions of issue 10.
+    fn mu(self, v: f64) -> f64 {
+        let speed = v.abs();
+        let sign = v.signum();
+        match self {
+            Law::Adams if speed <= V_S => adams_step(v, -V_S, -MU_S, V_S, MU_S),
+            Law::Adams if speed < V_D => sign * adams_step(speed, V_S, MU_S, V_D, MU_D),
+            Law::RecurDynStep if speed <= V_S => sign * adams_step(speed, 0.0, 0.0, V_S, MU_S),
+            Law::RecurDynStep if speed < V_D => sign * adams_step(speed, V_S, MU_S, V_D, MU_D),
+            Law::RecurDynLinear if speed <= V_S => sign * MU_S * speed / V_S,
+            Law::RecurDynLinear if speed < V_D => {
+                sign * (MU_S + (MU_D - MU_S) * (speed - V_S) / (V_D - V_S))
+            }
+            _ => sign * MU_D,
+        }
+    }
+}
+
+/// The impact by RK4 at `dt` from the touch-down, the lift-off located by bisection: the normal
+/// impulse's magnitude `∫|F_n| dt` and the friction's `∫ min(mu*|F_n|, f_t_max) dt`.
+fn reference(contact: &Contact, mu: f64, f_t_max: f64, dt: f64) -> (f64, f64) {
+    let bounded = |f: f64| {
+        let f_t = mu.abs() * f.abs();
+        if f_t_max > 0.0 {
+            f_t.min(f_t_max)
+        } else {
+            f_t
+        }
+    };
+    let rhs = |y: [f64; 4]| {
+        let f = contact.normal_force(y[0].max(0.0), y[1], SPEED);
+        [y[1], -f / MASS, f.abs(), bounded(f)]
+    };
+    let rk4 = |y: [f64; 4], h: f64| {
+        let k1 = rhs(y);
+        let k2 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k1[i]));
+        let k3 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k2[i]));
+        let k4 = rhs(std::array::from_fn(|i| y[i] + h * k3[i]));
+        std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+    };
+    let mut y = [0.0, SPEED, 0.0, 0.0];
+    loop {
+        let next = rk4(y, dt);
+        if next[0] > 0.0 {
+            y = next;
+            continue;
+        }
+        let (mut inside, mut outside) = (0.0, dt);
+        while outside - inside > 1e-15 {
+            let middle = 0.5 * (inside + outside);
+            if rk4(y, middle)[0] > 0.0 {
+                inside = middle;
+            } else {
+                outside = middle;
+            }
+        }
+        let end = rk4(y, outside);
+        return (end[2], end[3]);
+    }
+}
+
+/// What the master saw of one impact through the FMU.
+#[derive(Debug)]
+struct Run {
+    /// `Σ f_t_mean*h`.
+    tangential_impulse: f64,
+    e_loss: f64,
+    /// Heat that left through the heat port, `-Σ Q_flow*h`.
+    heat: f64,
+    /// Largest |lossPower - (f_d*v_rel + f_t*v_t)| seen at a communication point.
+    power_mismatch: f64,
+}
+
+/// A Gauss–Seidel master with `m_eff` = 1 kg, communication step `h`, the body arriving at 1 m/s
+/// from 2.5 steps away and sliding at `v_t` throughout; 0.3 s, long past the lift-off (the
+/// contact with n = 1.5 lasts about 0.1 s).
+fn cosimulate(fmu: &std::sync::Arc<Fmu>, parameters: &[(&str, f64)], v_t: f64, h: f64) -> Run {
+    let mut gap = Instance::new(fmu, "friction");
+    assert_eq!(gap.setup_experiment(None, 0.0, None), Status::Ok);
+    assert_eq!(gap.enter_initialization_mode(), Status::Ok);
+    for &(name, value) in parameters {
+        assert_eq!(gap.set_by_name(name, value), Status::Ok, "{name}");
+    }
+    assert_eq!(
+        gap.exit_initialization_mode(),
+        Status::Ok,
+        "{:?}",
+        gap.logs()
+    );
+    let (mut x, mut v, mut t) = (2.5 * h * SPEED, -SPEED, 0.0);
+    let mut run = Run {
+        tangential_impulse: 0.0,
+        e_loss: 0.0,
+        heat: 0.0,
+        power_mismatch: 0.0,
+    };
+    while t < 0.3 {
+        for (name, value) in [("flange_b.s", x), ("flange_b.v", v), ("v_t", v_t)] {
+            assert_eq!(gap.set_real_by_name(name, value), Status::Ok);
+        }
+        assert_eq!(gap.do_step(t, h, true), Status::Ok, "{:?}", gap.logs());
+        let a = -gap.real("f_mean") / MASS;
+        run.tangential_impulse += gap.real("f_t_mean") * h;
+        run.heat -= gap.real("heatPort.Q_flow") * h;
+        let expected_power = gap.real("f_d") * gap.real("v_rel") + gap.real("f_t") * v_t;
+        run.power_mismatch = run
+            .power_mismatch
+            .max((gap.real("lossPower") - expected_power).abs());
+        x += h * (v + 0.5 * a * h);
+        v += a * h;
+        t += h;
+    }
+    run.e_loss = gap.real("E_loss");
+    run
+}
+
+fn relative_error(value: f64, exact: f64) -> f64 {
+    (value / exact - 1.0).abs()
+}
+
+#[test]
+fn the_friction_takes_mu_times_the_normal_impulse_in_every_regime() {
+    let fmu = Fmu::load_default();
+    let mut worst: f64 = 0.0;
+    println!("normal law | friction | v_t | h | f_t impulse error | friction energy error");
+    for normal in [
+        LawCase::ElastoGap,
+        LawCase::SpringDamper,
+        LawCase::AdamsImpact { d_max: 1e-3 },
+    ] {
+        let contact = Contact {
+            law: normal,
+            c: C,
+            d: D,
+            n: 1.5,
+        };
+        let base: Vec<(&str, f64)> = [("c", C), ("d", D), ("n", 1.5), ("m_eff", MASS)]
+            .into_iter()
+            .chain(normal.settings())
+            .chain([
+                ("mu_s", MU_S),
+                ("mu_d", MU_D),
+                ("v_s", V_S),
+                ("v_d", V_D),
+                ("useHeatPort", 1.0),
+            ])
+            .collect();
+        for law in [Law::Adams, Law::RecurDynStep, Law::RecurDynLinear] {
+            // At rest, below the static threshold, between the thresholds, beyond; both ways.
+            for v_t in [0.004, -0.007, 0.03, -0.06, 0.5, -2.0] {
+                let mu = law.mu(v_t);
+                let (_, friction_impulse) = reference(&contact, mu, 0.0, 1e-6);
+                let mut parameters = base.clone();
+                parameters.extend(law.settings());
+                for h in [1e-3, 1e-2] {
+                    let run = cosimulate(&fmu, &parameters, v_t, h);
+                    let without = cosimulate(&fmu, &base, 0.0, h);
+                    let energy = run.e_loss - without.e_loss;
+                    let impulse_error =
+                        relative_error(run.tangential_impulse, mu.signum() * friction_impulse);
+                    let energy_error = relative_error(energy, friction_impulse * v_t.abs());
+                    println!(
+                        "{normal:?} | {law:?} | {v_t} | {h} | {impulse_error:.1e} | {energy_error:.1e}"
+                    );
+                    assert!(
+                        impulse_error < 1e-5 && energy_error < 1e-5,
+                        "{normal:?}, {law:?}, v_t = {v_t}, h = {h}: {run:?}, friction impulse {friction_impulse}"
+                    );
+                    assert!(
+                        (run.heat - run.e_loss).abs() <= 1e-12 * run.e_loss,
+                        "{run:?}"
+                    );
+                    assert!(run.power_mismatch <= 1e-9, "{run:?}");
+                    worst = worst.max(impulse_error).max(energy_error);
+                }
+            }
+        }
+    }
+    println!("largest relative error: {worst:.2e}");
+}
+
+#[test]
+fn the_friction_bound_caps_the_force_where_it_would_exceed_it() {
+    // mu_d*|F_n| peaks near 0.3*100 N for this impact: a bound of 10 N cuts the middle of the
+    // contact off.
+    let fmu = Fmu::load_default();
+    let contact = Contact {
+        law: LawCase::ElastoGap,
+        c: C,
+        d: D,
+        n: 1.0,
+    };
+    let v_t = 1.0;
+    let (_, unbounded) = reference(&contact, MU_D, 0.0, 1e-6);
+    let (_, bounded) = reference(&contact, MU_D, 10.0, 1e-6);
+    assert!(
+        bounded < 0.7 * unbounded,
+        "the bound must act: {bounded} against {unbounded}"
+    );
+    let parameters = [
+        ("c", C),
+        ("d", D),
+        ("m_eff", MASS),
+        ("frictionLaw", 2.0),
+        ("mu_s", MU_S),
+        ("mu_d", MU_D),
+        ("v_s", V_S),
+        ("v_d", V_D),
+        ("f_t_max", 10.0),
+    ];
+    // The bound's kinks are not located: pieces across them are bisected to relativeTolerance.
+    for (tolerance, limit) in [(1e-6, 1e-5), (1e-9, 1e-7)] {
+        for h in [1e-3, 1e-2] {
+            let mut parameters = parameters.to_vec();
+            parameters.push(("relativeTolerance", tolerance));
+            let run = cosimulate(&fmu, &parameters, v_t, h);
+            let error = relative_error(run.tangential_impulse, bounded);
+            println!(
+                "f_t_max = 10 N, relativeTolerance = {tolerance:e}, h = {h}: f_t impulse error {error:.1e}"
+            );
+            assert!(error < limit, "h = {h}: {run:?} against {bounded}");
+        }
+    }
+}
+
+#[test]
+fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
+    // f_t and lossPower by the positions, the velocities and v_t, in both interfaces' sense (the
+    // outputs at the inputs now), on both sides of each threshold and under the bound.
+    let fmu = Fmu::load_default();
+    for (law, f_t_max) in [
+        (Law::Adams, 0.0),
+        (Law::RecurDynStep, 0.0),
+        (Law::RecurDynLinear, 30.0),
+    ] {
+        let mut gap = Instance::new(&fmu, "friction derivatives");
+        assert_eq!(gap.setup_experiment(None, 0.0, None), Status::Ok);
+        assert_eq!(gap.enter_initialization_mode(), Status::Ok);
+        let parameters = [
+            ("c", C),
+            ("d", D),
+            ("n", 1.5),
+            ("mu_s", MU_S),
+            ("mu_d", MU_D),
+        ]
+        .into_iter()
+        .chain([("v_s", V_S), ("v_d", V_D), ("f_t_max", f_t_max)])
+        .chain(law.settings());
+        for (name, value) in parameters {
+            assert_eq!(gap.set_by_name(name, value), Status::Ok, "{name}");
+        }
+        assert_eq!(gap.exit_initialization_mode(), Status::Ok);
+        let [f_t, loss, s_b, v_b, v_t] = ["f_t", "lossPower", "flange_b.s", "flange_b.v", "v_t"]
+            .map(|name| gap.vr(name, VarType::Real));
+        for (s, v, tangential) in [
+            (-3.1e-3, -0.7, 0.004),
+            (-2.3e-3, 0.31, -0.05),
+            (-6.7e-3, 2.53, 0.3),
+            (-1.1e-3, -0.2, -0.008),
+        ] {
+            let read = |gap: &mut Instance, x: [f64; 3]| {
+                assert_eq!(gap.set_real(&[s_b, v_b, v_t], &x), Status::Ok);
+                let (status, values) = gap.get_real(&[f_t, loss]);
+                assert_eq!(status, Status::Ok);
+                values
+            };
+            let point = [s, v, tangential];
+            for (k, known) in [s_b, v_b, v_t].into_iter().enumerate() {
+                let step = [1e-6 * f64::abs(s), 1e-7, 1e-8][k];
+                let (mut up, mut down) = (point, point);
+                up[k] += step;
+                down[k] -= step;
+                let numeric: Vec<f64> = read(&mut gap, up)
+                    .iter()
+                    .zip(read(&mut gap, down))
+                    .map(|(a, b)| (a - b) / (2.0 * step))
+                    .collect();
+                read(&mut gap, point);
+                let (status, analytic) =
+                    gap.get_directional_derivative(&[f_t, loss], &[known], &[1.0]);
+                assert_eq!(status, Status::Ok);
+                for (a, b) in analytic.iter().zip(&numeric) {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0),
+                        "{law:?}, f_t_max = {f_t_max}, at {point:?}, by vr {known}: {analytic:?} against {numeric:?}"
+                    );
+                }
+            }
+        }
+    }
+}
