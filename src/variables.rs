@@ -385,13 +385,13 @@ pub const VARIABLES: &[Variable] = &[
     variable!(VT, "v_t", 17, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
         "Tangential velocity of flange_b relative to flange_a, for the friction (held over a co-simulation step)"),
     variable!(F, "f", 20, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
-        "Force at flange_b (flange_a feels -f); f = f_c + f_d <= 0, never pulling"),
+        "Force at flange_b (flange_a feels -f); f = f_c + f_d, <= 0 (never pulling) under ElastoGap, NoPulling, HuntCrossley and AdamsImpact"),
     variable!(SRel, "s_rel", 21, Real, Output, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
         "Relative distance flange_b.s - flange_a.s"),
     variable!(VRel, "v_rel", 22, Real, Output, Continuous, None, Some("m/s"), Rule::Any, ON_VELOCITIES,
         "Relative velocity flange_b.v - flange_a.v"),
     variable!(Contact, "contact", 23, Boolean, Output, Discrete, None, None, Rule::Any, ON_POSITIONS_SWITCHING,
-        "True while s_rel < s_rel0"),
+        "True while in contact: s_rel < s_rel0 (GapForce: rangeMin < s_rel < rangeMax)"),
     variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
         "Instantaneous dissipated power f_d*v_rel + f_t*v_t (>= 0)"),
     // Declared on the motion for Model Exchange, where it is -lossPower; in co-simulation it is the
@@ -411,9 +411,9 @@ pub const VARIABLES: &[Variable] = &[
     variable!(DerELoss, "der(E_loss)", 28, Real, Local, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
         "Time derivative of E_loss, equal to lossPower"),
     variable!(FC, "f_c", 30, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
-        "Spring part of f (<= 0)"),
+        "Spring part of f (<= 0; GapForce: two-sided, with the preload)"),
     variable!(FD, "f_d", 31, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
-        "Damper part of f, bounded by the spring part: |f_d| <= |f_c|"),
+        "Damper part of f, f - f_c (ElastoGap: bounded by the spring part, |f_d| <= |f_c|)"),
     variable!(FT, "f_t", 33, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION_AND_V_T,
         "Tangential friction force at flange_b (the body there feels -f_t), mu(v_t)*|f|, at most f_t_max; 0 without frictionLaw"),
     variable!(FTMean, "f_t_mean", 34, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
@@ -427,7 +427,9 @@ pub const STATES: [(Var, Var); 1] = [(Var::ELoss, Var::DerELoss)];
 /// The event indicators of Model Exchange, in the order of `fmi2GetEventIndicators`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventIndicator {
-    /// `s_rel - s_rel0`: contact starts where it falls through 0 and ends where it rises through 0.
+    /// How far `s_rel` is outside the contact range (`s_rel - s_rel0` for the one-sided laws,
+    /// `max(rangeMin - s_rel, s_rel - rangeMax)` for the Gap Force): contact starts where it falls
+    /// through 0 and ends where it rises through 0.
     Contact,
     /// The law's kink indicator: in contact, its sign changes where the law switches branch. For
     /// ElastoGap `|d*v_rel| + f_c`, positive where the damper force is bounded by the spring force;

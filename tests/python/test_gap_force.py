@@ -183,3 +183,31 @@ def test_a_body_crossing_the_range_matches_an_event_located_integration(unpacked
     assert x == pytest.approx(x_ref, abs=1e-8)
     slave.terminate()
     slave.freeInstance()
+
+
+def test_model_exchange_raises_events_at_both_ends_of_the_range(me_fmu_path, table):
+    # FMPy's CVode integrates E_loss while flange_b moves at -2 m/s straight through the range
+    # (flange_a fixed): contact must switch on at rangeMax and off at rangeMin, each at a located
+    # event, and E_loss must be the damping table's power over the time inside.
+    from fmpy import simulate_fmu
+    from gap_law import structured_input
+
+    speed, s0, stop = -2.0, 0.01, 0.01
+    t = np.linspace(0.0, stop, 11)
+    rows = structured_input(t, {"flange_a.s": 0 * t, "flange_a.v": 0 * t,
+                                "flange_b.s": s0 + speed * t, "flange_b.v": speed + 0 * t, "v_t": 0 * t})
+    result = simulate_fmu(me_fmu_path, fmi_type="ModelExchange", solver="CVode", relative_tolerance=1e-10,
+                          start_time=0.0, stop_time=stop, output_interval=1e-4,
+                          start_values={"forceLaw": 7, "tableFile": TABLE, **PARAMETERS},
+                          input=rows, output=["contact", "E_loss", "s_rel"])
+    reference = GapForceReference(table, 0.001, 3.0, -0.006, 0.007)
+    t_in = (PARAMETERS["rangeMax"] - s0) / speed
+    t_out = (PARAMETERS["rangeMin"] - s0) / speed
+    events = result["time"][np.flatnonzero(np.diff(result["time"]) == 0.0)]
+    assert events == pytest.approx([t_in, t_out], abs=1e-12), events
+    inside = (result["time"] > t_in + 1e-9) & (result["time"] < t_out - 1e-9)
+    outside = (result["time"] < t_in - 1e-9) | (result["time"] > t_out + 1e-9)
+    assert result["contact"][inside].all() and not result["contact"][outside].any()
+    expected = reference.loss_power(0.0, speed) * (t_out - t_in)
+    print(f"E_loss {result['E_loss'][-1]:.12f} against {expected:.12f}")
+    assert result["E_loss"][-1] == pytest.approx(expected, rel=1e-9)
