@@ -23,8 +23,9 @@ const E: f64 = 0.8;
 const REFERENCE_STEP: f64 = 1e-6;
 
 /// Every law, with the settings of the issue; RecurDyn's own defaults (`n_d` = 1, `rdf` = 0.001)
-/// and once with `rdf` = 1 (no rebound factor); the Gap Force with a nonlinear damper.
-const CASES: [LawCase; 9] = [
+/// and once with `rdf` = 1 (no rebound factor); the Gap Force at its defaults (`n_v` = 1, its range
+/// the one-sided contact `s_rel < s_rel0`) and with a nonlinear damper.
+const CASES: [LawCase; 10] = [
     LawCase::ElastoGap,
     LawCase::SpringDamper,
     LawCase::NoPulling,
@@ -42,6 +43,7 @@ const CASES: [LawCase; 9] = [
         d_max: D_MAX,
         rdf: 1.0,
     },
+    LawCase::GapForce { n_v: 1.0 },
     LawCase::GapForce { n_v: 1.5 },
 ];
 

@@ -11,7 +11,7 @@
 mod support;
 
 use support::impact::{MASS, SPEED};
-use support::laws::{adams_step, Contact, LawCase};
+use support::laws::{adams_step, integrate_to_lift_off, Contact, LawCase};
 use support::{Fmu, Instance, Status, VarType};
 
 const C: f64 = 1e4;
@@ -71,32 +71,8 @@ fn reference(contact: &Contact, mu: f64, f_t_max: f64, dt: f64) -> (f64, f64) {
         let f = contact.normal_force(y[0].max(0.0), y[1], SPEED);
         [y[1], -f / MASS, f.abs(), bounded(f)]
     };
-    let rk4 = |y: [f64; 4], h: f64| {
-        let k1 = rhs(y);
-        let k2 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k1[i]));
-        let k3 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k2[i]));
-        let k4 = rhs(std::array::from_fn(|i| y[i] + h * k3[i]));
-        std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
-    };
-    let mut y = [0.0, SPEED, 0.0, 0.0];
-    loop {
-        let next = rk4(y, dt);
-        if next[0] > 0.0 {
-            y = next;
-            continue;
-        }
-        let (mut inside, mut outside) = (0.0, dt);
-        while outside - inside > 1e-15 {
-            let middle = 0.5 * (inside + outside);
-            if rk4(y, middle)[0] > 0.0 {
-                inside = middle;
-            } else {
-                outside = middle;
-            }
-        }
-        let end = rk4(y, outside);
-        return (end[2], end[3]);
-    }
+    let (end, _) = integrate_to_lift_off(rhs, [0.0, SPEED, 0.0, 0.0], dt);
+    (end[2], end[3])
 }
 
 /// What the master saw of one impact through the FMU.

@@ -132,9 +132,8 @@ pub struct Rebound {
     pub duration: f64,
 }
 
-/// The impact integrated from the touch-down (penetration 0, rate `speed`) with RK4 at step
-/// `dt` on (penetration, rate, dissipated energy); the step that leaves contact is bisected to
-/// the lift-off (penetration back to 0) to 1e-15 s, so the force's jump there is not smeared.
+/// The impact integrated from the touch-down (penetration 0, rate `speed`) on (penetration,
+/// rate, dissipated energy) by [`integrate_to_lift_off`].
 pub fn reference_impact(contact: &Contact, mass: f64, speed: f64, dt: f64) -> Rebound {
     let approach = speed;
     let rhs = |y: [f64; 3]| {
@@ -145,21 +144,38 @@ pub fn reference_impact(contact: &Contact, mass: f64, speed: f64, dt: f64) -> Re
             contact.loss_power(delta, y[1], approach),
         ]
     };
-    let rk4 = |y: [f64; 3], h: f64| {
+    let (end, duration) = integrate_to_lift_off(rhs, [0.0, speed, 0.0], dt);
+    Rebound {
+        restitution: -end[1] / speed,
+        dissipated: end[2],
+        duration,
+    }
+}
+
+/// RK4 at step `dt` on a state whose first two entries are the penetration and its rate (the
+/// others: quantities integrated along), from `start` until the penetration is back to 0. The
+/// step that leaves contact is bisected to the lift-off to 1e-15 s, so the force's jump there is
+/// not smeared. Returns the state at the lift-off and the time it took.
+pub fn integrate_to_lift_off<const N: usize>(
+    rhs: impl Fn([f64; N]) -> [f64; N],
+    start: [f64; N],
+    dt: f64,
+) -> ([f64; N], f64) {
+    let rk4 = |y: [f64; N], h: f64| {
         let k1 = rhs(y);
         let k2 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k1[i]));
         let k3 = rhs(std::array::from_fn(|i| y[i] + 0.5 * h * k2[i]));
         let k4 = rhs(std::array::from_fn(|i| y[i] + h * k3[i]));
         std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
     };
-    let mut y = [0.0, speed, 0.0];
+    let mut y = start;
     let mut t = 0.0;
     loop {
         let next = rk4(y, dt);
         if next[0] > 0.0 {
             y = next;
             t += dt;
-            assert!(t < 10.0, "no lift-off within 10 s: {contact:?}");
+            assert!(t < 10.0, "no lift-off within 10 s from {start:?}");
             continue;
         }
         // Lift-off inside this step: the longest sub-step that stays inside.
@@ -172,12 +188,7 @@ pub fn reference_impact(contact: &Contact, mass: f64, speed: f64, dt: f64) -> Re
                 outside = middle;
             }
         }
-        let end = rk4(y, outside);
-        return Rebound {
-            restitution: -end[1] / speed,
-            dissipated: end[2],
-            duration: t + outside,
-        };
+        return (rk4(y, outside), t + outside);
     }
 }
 
