@@ -39,7 +39,10 @@ SERIES = [
     ("SpringDamper", 2, {}, "d"),
     ("NoPulling", 3, {}, "d"),
     ("AdamsImpact", 5, {"d_max": 1e-3}, "d"),
+    ("RecurDynContact (Power)", 6, {"recurDynDamping": 1}, "d"),
     ("RecurDynContact (Step)", 6, {"recurDynDamping": 2, "d_max": 1e-3}, "d"),
+    # At n_v = 1 in its default range the Gap Force is SpringDamper: a degressive damper instead.
+    ("GapForce (n_v = 1.5)", 7, {"n_v": 1.5}, "d"),
     ("HuntCrossley (Given)", 4, {"hysteresis": 1}, "chi"),
     ("HuntCrossley (HuntCrossley)", 4, {"hysteresis": 2}, "e"),
     ("HuntCrossley (LankaraniNikravesh)", 4, {"hysteresis": 3}, "e"),
