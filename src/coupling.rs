@@ -17,7 +17,7 @@
 //!
 //! Pure Rust: no FFI, no allocation.
 
-use crate::laws::ContactLaw;
+use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{entry_time, integrate_dynamics, Dynamics};
 use crate::step::{integrate_step, ContactSpan, DynamicStep, Motion, SubstepLimits};
 
@@ -92,14 +92,34 @@ pub struct Coupling {
     pub mass_estimate: f64,
     /// The latest estimate, adopted or not (the output `m_eff_estimate`).
     pub last_estimate: f64,
-    /// Whether the first contact, integrated kinematically, still has to be corrected with the
-    /// estimated mass.
-    pub first_contact_uncorrected: bool,
+    /// A mass was adopted since the contact episode started: the episode is replayed with it at
+    /// the next step, and what the master was given wrong is corrected from there.
+    pub replay_pending: bool,
+    /// The energy the master's bodies have given to the contact through the port (J, output
+    /// `E_port`): the sum over the steps of the force the master held times the relative
+    /// displacement it then reported. Exact for a held force, whatever the bodies are.
+    pub e_port: f64,
+    /// The passivity controller's part of the `f_next` predicted for the next step (N).
+    pub passivity_in_next: f64,
+    /// The force the master held over the last step, as far as it is known (else `f_mean`).
+    pub last_held: f64,
+    /// The master's relative motion as set during initialization, until the first step: a
+    /// master that steps its bodies before the FMU (Gauss–Seidel, the bodies first) moves them
+    /// over a step the FMU never saw, into a contact it could not answer.
+    pub initial: Option<Observed>,
+    /// Whether an answer of the master has confirmed the mass in use (agreed with it, or given
+    /// it): until then the correction takes the robust gains.
+    pub mass_confirmed: bool,
+    /// Whether this contact episode's disagreement with the mass in use was reported already
+    /// (once per episode: the log is not a per-step trace).
+    pub disagreement_reported: bool,
     /// The mean force predicted over the coming step, for masters that step all units at once.
     pub f_next: Prediction,
     /// Whether the master has read `f_next`: until it does, no master can hold it, so the step
     /// leaves the prediction to the first read; from then on every step makes it.
     pub f_next_read: bool,
+    /// Whether the master has read `f_mean`: one that reads only `f_next` holds it.
+    pub f_mean_read: bool,
 }
 
 /// `f_next`, made or still to be made: a master that steps the gap first never reads it, and
@@ -107,10 +127,12 @@ pub struct Coupling {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Prediction {
     Known(f64),
-    /// Along the motion extrapolated from the step's end (no mass).
+    /// Along the motion extrapolated from the step's end (no mass); `unanswered`: the motion is
+    /// one that no force has answered yet (after a probe), which meets the probe again.
     Kinematic {
         start: Motion,
         h: f64,
+        unanswered: bool,
     },
     /// The coupled model's plan one step ahead, from where the master will be then.
     Dynamic {
@@ -119,6 +141,7 @@ pub enum Prediction {
         master: Motion,
         dynamics: Dynamics,
         h: f64,
+        passivity: f64,
     },
 }
 
@@ -133,14 +156,25 @@ impl Prediction {
     pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
         match *self {
             Prediction::Known(force) => force,
-            Prediction::Kinematic { start, h } => integrate_step(law, start, h, limits).impulse / h,
+            Prediction::Kinematic {
+                start,
+                h,
+                unanswered,
+            } => {
+                let integral = integrate_step(law, start, h, limits);
+                match probe(law, start, h, &integral, limits.tolerance, unanswered) {
+                    Some(probed) => probed.integral.impulse / h,
+                    None => integral.impulse / h,
+                }
+            }
             Prediction::Dynamic {
                 owed,
                 correction,
                 master,
                 dynamics,
                 h,
-            } => Coupling::plan(owed, correction, law, master, dynamics, h).force,
+                passivity,
+            } => Coupling::plan(owed, correction, law, master, dynamics, h, passivity).force,
         }
     }
 
@@ -150,6 +184,72 @@ impl Prediction {
         *self = Prediction::Known(force);
         force
     }
+}
+
+/// How long the probe's contact lasts, as a fraction of the step.
+const PROBE_CONTACT_FRACTION: f64 = 1e-2;
+
+/// The mass of the probe that a touch-down meets while no mass is known: a body whose contact
+/// with this law would last [`PROBE_CONTACT_FRACTION`] of the step. A real body whose contact
+/// lasts a hundredth of the step or more is at least as heavy, so the probe's impulse (at most
+/// twice its momentum) cannot throw it faster than it came; the master's answer to that impulse
+/// gives the real mass. `None` where the law gives no stiffness to scale it by.
+pub fn probe_mass<L: ContactLaw>(law: &L, h: f64) -> Option<f64> {
+    let depth = law.length_scale();
+    let (lower, upper) = law.contact_ends();
+    // Into the contact from its nearer end: below the upper one, or above the lower one of a
+    // two-sided law whose range has no room below.
+    let inside = match lower {
+        Some(lower) if upper - depth <= lower => lower + depth,
+        _ => upper - depth,
+    };
+    let stiffness = (law.evaluate(inside, 0.0).f_c / depth).abs();
+    let duration = PROBE_CONTACT_FRACTION * h;
+    let mass = stiffness * (duration / std::f64::consts::PI).powi(2);
+    (mass.is_finite() && mass > 0.0).then_some(mass)
+}
+
+/// Where no mass is known and the motion extrapolated over a step touches down inside it (or
+/// starts inside a contact that no force has `unanswered` yet), the step's contact with the probe
+/// mass instead: along the unanswered motion the impulse grows without bound with the step (a
+/// body ten contact durations into a spring), while the probe's is bounded and its answer gives
+/// the mass. `None` for a step that needs none.
+pub fn probe<L: ContactLaw>(
+    law: &L,
+    start: Motion,
+    h: f64,
+    integral: &crate::step::StepIntegral,
+    tolerance: f64,
+    unanswered: bool,
+) -> Option<DynamicStep> {
+    let touches_down = integral.transitions().any(|transition| transition.entering);
+    let ends = law.contact_ends();
+    // On the contact's end and moving in counts as inside: no touch-down is left to locate.
+    let outside = distance_outside(ends, start.s);
+    let inside = outside < 0.0 || (outside == 0.0 && start.v < 0.0);
+    if !(touches_down || (inside && unanswered && integral.substeps > 0)) {
+        return None;
+    }
+    let mass = probe_mass(law, h)?;
+    // A motion already inside that no force has answered yet (the master stepped its bodies
+    // into the contact before the FMU was stepped) meets the probe at the contact's end: the
+    // spring energy of the depth it reached was never given to the contact.
+    let start = if inside {
+        let (lower, upper) = ends;
+        let edge = match lower {
+            Some(lower) if start.s - lower < upper - start.s => lower,
+            _ => upper,
+        };
+        Motion { s: edge, ..start }
+    } else {
+        start
+    };
+    let dynamics = Dynamics {
+        mass,
+        a_ext: start.a,
+        tolerance,
+    };
+    Some(integrate_dynamics(law, start, dynamics, h))
 }
 
 /// How the external acceleration over a step is extrapolated from the past ones; the values of the
@@ -177,7 +277,18 @@ pub struct Candidate {
 pub struct Learned {
     /// A contact ended in the last step and gave this mass estimate.
     pub new_estimate: Option<f64>,
+    /// A contact step's answer gave an effective mass (first) that disagrees with the mass in use
+    /// (second; 0 for none) by more than [`DISAGREEMENT`].
+    pub disagreement: Option<(f64, f64)>,
 }
+
+/// The relative disagreement between the master's answer and the mass in use beyond which the
+/// FMU warns.
+pub const DISAGREEMENT: f64 = 0.1;
+
+/// ... and beyond which it adopts the answer: a contact integrated through a mass 2 % off gives a
+/// rebound about 0.5 % off (the damping ratio goes with the mass's square root).
+pub const ADOPTION: f64 = 0.02;
 
 impl Coupling {
     /// Takes in the master's motion at a step start: the external acceleration of the last step
@@ -196,11 +307,35 @@ impl Coupling {
             return learned;
         }
         let dv = now.v - self.last.v;
+        // A master that reads f_next and never f_mean holds f_next: it steps all units at once.
+        if self.f_next_read && !self.f_mean_read {
+            self.master_holds_next = Some(true);
+        }
         // Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
         // before the step (it stepped all units at once)? Where they differ, the one that fits
         // the external acceleration seen so far; the model then owes the master the difference.
         if self.last_next != self.last_force {
             match mass {
+                // Where one of them is zero, the velocity change tells without a mass (a wrong
+                // one can tie the fit below): did the master's bodies feel a force at all? In
+                // the first step the external acceleration is taken as 0: a contact's answer
+                // stands out of any gravity.
+                _ if self.last_force == 0.0 || self.last_next == 0.0 => {
+                    let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+                    let forced_change = self.last_force.abs().max(self.last_next.abs()) * h1
+                        / mass.unwrap_or(f64::INFINITY);
+                    // With a mass, the boundary lies where a force answered through a mass 2x
+                    // off still falls on its side; without one, only rounding is unforced.
+                    let tolerance = if mass.is_some() {
+                        0.25 * forced_change
+                    } else {
+                        1e-9 * (now.v.abs() + self.last.v.abs())
+                    };
+                    let unforced = (dv - expected * h1).abs() <= tolerance;
+                    if self.a_ext_count > 0 || mass.is_some() {
+                        self.master_holds_next = Some((self.last_next == 0.0) == unforced);
+                    }
+                }
                 Some(m) if self.a_ext_count > 0 => {
                     let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
                     let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
@@ -214,16 +349,6 @@ impl Coupling {
                         let holds_next = misfit(self.last_next) < misfit(self.last_force);
                         self.master_holds_next = Some(holds_next);
                     }
-                }
-                // Without a mass the fit cannot weigh the two forces, but where one of them is
-                // zero the velocity change tells: did the master's bodies feel a force at all?
-                None if self.a_ext_count > 0
-                    && (self.last_force == 0.0 || self.last_next == 0.0) =>
-                {
-                    let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
-                    let unforced =
-                        (dv - expected * h1).abs() <= 1e-9 * (now.v.abs() + self.last.v.abs());
-                    self.master_holds_next = Some((self.last_next == 0.0) == unforced);
                 }
                 _ => {}
             }
@@ -243,12 +368,20 @@ impl Coupling {
                 self.step_estimate = estimate;
             }
         }
-        // The force the master held, where it is known which one it was.
+        // The force the master held, where it is known which one it was (two forces a rounding
+        // apart are the same answer).
         let applied = match self.master_holds_next {
             Some(true) => Some(self.last_next),
             Some(false) => Some(self.last_force),
-            None => (self.last_next == self.last_force).then_some(self.last_force),
+            None => ((self.last_next - self.last_force).abs()
+                <= 1e-9 * self.last_force.abs().max(self.last_next.abs()))
+            .then_some(self.last_force),
         };
+        // The port's energy follows from the master's own displacement: a held force's work on
+        // the bodies is exact whatever moved them. Where it is not known yet which force was
+        // held, the step's own f_mean is the best reading.
+        self.last_held = applied.unwrap_or(self.last_force);
+        self.e_port += self.last_held * (now.s - self.last.s);
         if let (Some(m), Some(applied)) = (mass, applied) {
             // The model owes the master what a force other than the assumed one did.
             let extra = (applied - self.assumed_held) / m;
@@ -260,6 +393,9 @@ impl Coupling {
             Some(force) => mass.map(|m| force / m),
             None => None,
         };
+        // Before this step's mean joins them: a contact's first step measures the external
+        // acceleration only through the mass it is to test.
+        let a_ext_before_step = self.a_ext_before_contact();
         let mut learned_mean = false;
         if let Some(force_acceleration) = from_force {
             let mean = dv / h1 + force_acceleration;
@@ -274,7 +410,12 @@ impl Coupling {
             self.episode = Episode {
                 open: true,
                 start: self.last,
-                a_ext: self.a_ext_before_contact(),
+                // An unforced step's own mean is the external acceleration through it.
+                a_ext: if applied == Some(0.0) && learned_mean {
+                    self.a_ext_means[0]
+                } else {
+                    a_ext_before_step
+                },
                 ..Episode::default()
             };
         }
@@ -288,8 +429,20 @@ impl Coupling {
             self.episode.impulse_if_next += self.last_next * h1;
             self.episode.dissipated += self.last_dissipated;
         }
+        // Every force the coupling made the master hold answers with the mass: the contact's,
+        // and the corrections after it.
+        let coupled = self.last_contact_impulse != 0.0 || self.episode.open || self.owed_s != 0.0;
+        if let (true, Some(force)) = (coupled, applied) {
+            let a_before = if self.episode.open {
+                self.episode.a_ext
+            } else {
+                a_ext_before_step
+            };
+            self.learn_from_answer(&mut learned, force, a_before, dv, h1, now, mass);
+        }
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
+            self.disagreement_reported = false;
             let duration = now.time - self.episode.start.time;
             let answered = now.v - self.episode.start.v - self.episode.a_ext * duration;
             if self.master_holds_next.is_none()
@@ -341,16 +494,129 @@ impl Coupling {
                 duration,
                 answered,
             } = self.candidate;
-            if (self.a_ext_means[0] - a_ext_before).abs() * duration <= 0.01 * answered.abs() {
-                if self.mass_estimate == 0.0 {
-                    self.first_contact_uncorrected = true;
-                }
+            // The fallback where no contact step's answer stood out on its own.
+            let steady =
+                (self.a_ext_means[0] - a_ext_before).abs() * duration <= 0.01 * answered.abs();
+            if steady && mass.is_none() && self.mass_estimate == 0.0 {
+                self.replay_pending = true;
                 self.mass_estimate = estimate;
             }
             self.candidate = Candidate::default();
         }
         self.last = now;
         learned
+    }
+
+    /// What one step's answer says of the mass: the force the master held over it against the
+    /// velocity change it caused, the external acceleration taken as it was before the contact
+    /// (or the step). Adopted where no mass is known (the first contact's bounded probe impulse is
+    /// there to be answered) or where it disagrees with the mass in use by more than
+    /// [`DISAGREEMENT`]; then the contact is replayed with it.
+    #[allow(clippy::too_many_arguments)]
+    fn learn_from_answer(
+        &mut self,
+        learned: &mut Learned,
+        force: f64,
+        a_before: f64,
+        dv: f64,
+        h1: f64,
+        now: Observed,
+        mass: Option<f64>,
+    ) {
+        if force == 0.0 {
+            return;
+        }
+        let answered = dv - a_before * h1;
+        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
+        let estimate = -force * h1 / answered;
+        if !(answered.abs() > rounding && estimate.is_finite() && estimate > 0.0) {
+            return;
+        }
+        self.last_estimate = estimate;
+        match mass {
+            None => {
+                self.mass_estimate = estimate;
+                self.replay_pending = true;
+                self.mass_confirmed = true;
+            }
+            Some(m) => {
+                // A given mass is doubted only on an answer that stands out of what a changing
+                // external force (a spring behind the body) could make of it.
+                let clear = answered.abs() > rounding + 0.1 * (a_before * h1).abs();
+                if clear {
+                    self.mass_confirmed = true;
+                }
+                if clear && (estimate / m - 1.0).abs() > ADOPTION {
+                    // The step's external acceleration was measured through the wrong mass:
+                    // the estimate took it as before the contact.
+                    if self.a_ext_count > 0 {
+                        self.a_ext_means[0] = a_before;
+                    }
+                    let disagrees = (estimate / m - 1.0).abs() > DISAGREEMENT;
+                    if disagrees && !self.disagreement_reported {
+                        learned.disagreement = Some((estimate, m));
+                        self.disagreement_reported = true;
+                    }
+                    self.mass_estimate = estimate;
+                    self.replay_pending = true;
+                }
+            }
+        }
+    }
+
+    /// Before the first step: where the master moved its bodies since initialization by one
+    /// step (it stepped them first), that step is taken as one the master held no force over,
+    /// from the initial motion. A contact the motion met in it opens the contact episode there,
+    /// to be replayed with the mass (at once where one is known, after the probe's answer where
+    /// not), so that the impulse the master missed is delivered in the following steps.
+    pub fn begin_after_unseen_step<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        initial: Observed,
+        now: Observed,
+        h: f64,
+        limits: SubstepLimits,
+        mass_known: bool,
+    ) {
+        let moved = initial.s != now.s || initial.v != now.v;
+        // One step's motion, not start values the master replaced before stepping.
+        let reach = 2.0 * initial.v.abs().max(now.v.abs()) * h;
+        let plausible = (now.s - initial.s).abs() <= reach * (1.0 + 1e-12);
+        if self.last_h != 0.0 || !moved || !plausible {
+            return;
+        }
+        let unseen = Motion {
+            s: initial.s,
+            v: initial.v,
+            a: (now.v - initial.v) / h,
+        };
+        let integral = integrate_step(law, unseen, h, limits);
+        if integral.substeps == 0 || !integral.impulse.is_finite() {
+            return;
+        }
+        self.last = Observed {
+            time: now.time - h,
+            ..initial
+        };
+        self.last_h = h;
+        self.last_force = 0.0;
+        self.last_next = 0.0;
+        self.assumed_held = 0.0;
+        self.last_contact_impulse = integral.impulse;
+        self.replay_pending = mass_known;
+    }
+
+    /// Whether the contact is over for the master and for the model: the master's motion outside
+    /// the contact range, no contact episode open, no correction under way, nothing owed.
+    pub fn is_settled<L: ContactLaw>(&self, law: &L, now: Observed, h: f64) -> bool {
+        let length = law.length_scale();
+        let owed_nothing =
+            self.owed_s.abs() <= 1e-9 * length && (self.owed_v * h).abs() <= 1e-9 * length;
+        !self.episode.open
+            && !self.replay_pending
+            && self.correction.count == 0
+            && owed_nothing
+            && distance_outside(law.contact_ends(), now.s) >= 0.0
     }
 
     /// The external acceleration of the free step before a contact: the newest mean, which the
@@ -384,7 +650,8 @@ impl Coupling {
 
     /// One step of the coupled model from the master's motion `master` over `[0, h]` with the
     /// mass `mass` and external acceleration `a_ext`: the force the master should hold
-    /// (contact impulse over h plus the correction), the model's step, and what stays owed.
+    /// (contact impulse over h plus the correction, plus the passivity controller's force
+    /// `passivity`), the model's step, and what stays owed.
     pub fn plan<L: ContactLaw>(
         owed: (f64, f64),
         correction: Correction,
@@ -392,6 +659,7 @@ impl Coupling {
         master: Motion,
         dynamics: Dynamics,
         h: f64,
+        passivity: f64,
     ) -> Plan {
         let Dynamics { mass, a_ext, .. } = dynamics;
         let start = Motion {
@@ -401,18 +669,10 @@ impl Coupling {
         };
         let step = integrate_dynamics(law, start, dynamics, h);
         let impulse = step.integral.impulse;
-        // Where the model ends against where a held force of impulse/h would have taken it;
-        // without contact in the step the two agree (up to rounding, which is not an offset).
+        // Where the model ends against where a held force of impulse/h takes the master (the
+        // offset a contact's impulse leaves in the middle of the step) is what stays owed after
+        // this step; the correction of a step with contact waits for the master's answer.
         let in_contact = step.integral.substeps > 0;
-        let shape = if in_contact {
-            let held = Motion {
-                a: a_ext - impulse / (mass * h),
-                ..start
-            };
-            step.end.s - held.at(h).s
-        } else {
-            0.0
-        };
         // A contact due within the next two steps would meet a three-step correction half done
         // (the bodies' positions then carry the offset into it): plan the two-step one instead.
         let end = step.end;
@@ -424,11 +684,17 @@ impl Coupling {
         // Still in contact at the end, the next step plans anew anyway.
         let span = ContactSpan::of(law);
         let contact_soon = span.outside(free.s) >= 0.0 && entry_time(free, span, 2.0 * h).is_some();
-        let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
+        let (shift, correction) = correction.next(owed, h, in_contact, contact_soon);
         let force = impulse / h - mass * shift / (h * h);
         let master_end = held_over(master, a_ext - force / mass, h);
+        // The passivity controller acts between contacts only: in one, the contact's own force
+        // decides what the port receives.
+        let passivity = if in_contact { 0.0 } else { passivity };
         Plan {
-            force,
+            // The passivity controller's force acts on the master alone: the model does not
+            // owe it back.
+            force: force + passivity,
+            passivity,
             step,
             owed: (step.end.s - master_end.s, step.end.v - master_end.v),
             correction,
@@ -454,14 +720,24 @@ pub struct Correction {
     pub count: u32,
     /// The offsets (m, m/s) the plan expects at the next step's start.
     pub expected: (f64, f64),
+    /// Plan the next correction dead-beat (two steps): after a replay, where what is owed is the
+    /// whole of a contact given wrong and the velocity should be right as soon as it can be.
+    pub dead_beat: bool,
+    /// Correct with the robust gains, one step at a time: while no answer of the master has
+    /// confirmed the mass, the fast plans could be unstable (`docs/coupling.md`).
+    pub robust: bool,
 }
+
+/// The robust correction's gains on the position and velocity offsets: stable for any error of
+/// the mass from half to twice, for either master (spectral radius at most 0.89; at the right
+/// mass 0.75).
+const ROBUST_GAINS: (f64, f64) = (0.1, 0.6);
 
 impl Correction {
     /// The shift `w` (m) for this step and the plan after it.
     fn next(
         self,
         owed: (f64, f64),
-        shape: f64,
         h: f64,
         disturbed: bool,
         contact_soon: bool,
@@ -476,15 +752,40 @@ impl Correction {
                 remaining: [self.remaining[1], 0.0],
                 count: self.count - 1,
                 expected: self.expected,
+                dead_beat: false,
+                robust: false,
             };
             return (self.remaining[0], rest);
         }
-        let p = owed.0 + shape;
+        if disturbed {
+            // A step with contact holds the contact's impulse alone: the correction starts once
+            // the master has answered it, through whatever mass it really has (a correction
+            // planned through a wrong mass would add its error to the contact's).
+            return (
+                0.0,
+                Correction {
+                    dead_beat: self.dead_beat,
+                    robust: self.robust,
+                    ..Correction::default()
+                },
+            );
+        }
+        let p = owed.0;
         let q = owed.1 * h;
         if p == 0.0 && q == 0.0 {
             return (0.0, Correction::default());
         }
-        if contact_soon {
+        if self.robust {
+            let (k_p, k_q) = ROBUST_GAINS;
+            return (
+                k_p * p + k_q * q,
+                Correction {
+                    robust: true,
+                    ..Correction::default()
+                },
+            );
+        }
+        if contact_soon || self.dead_beat {
             // The dead-beat law: zero offset and velocity after two steps.
             let w1 = p + 1.5 * q;
             let (p1, q1) = (p + q - 0.5 * w1, q - w1);
@@ -495,6 +796,8 @@ impl Correction {
                     remaining: [w2, 0.0],
                     count: 1,
                     expected: (0.0, 0.0),
+                    dead_beat: false,
+                    robust: false,
                 },
             );
         }
@@ -507,8 +810,30 @@ impl Correction {
                 remaining: [w2, w3],
                 count: 2,
                 expected: (0.0, 0.0),
+                dead_beat: false,
+                robust: false,
             },
         )
+    }
+}
+
+/// The passivity controller's force (at flange_b, N) over a step that starts at relative velocity
+/// `v`, where the port has returned `deficit` (J) more than the contact dissipated: a damper that
+/// takes the deficit back over the step, `F*v*h = deficit`, at most so strong that it halves the
+/// relative velocity (it never reverses the motion, whatever the mass's error). 0 without a
+/// deficit (the rounding of the port's sum is no deficit) or without motion to damp.
+pub fn passivity_force(deficit: f64, v: f64, mass: f64, h: f64) -> f64 {
+    let kinetic = 0.5 * mass * v * v;
+    if deficit.is_nan() || deficit <= 1e-9 * kinetic || v == 0.0 {
+        return 0.0;
+    }
+    let wanted = deficit / (v * h);
+    let bound = 0.5 * mass * v.abs() / h;
+    let force = wanted.clamp(-bound, bound);
+    if force.is_finite() {
+        force
+    } else {
+        0.0
     }
 }
 
@@ -527,6 +852,8 @@ pub fn held_over(master: Motion, acceleration: f64, h: f64) -> Motion {
 pub struct Plan {
     /// The mean force to hold over the step.
     pub force: f64,
+    /// The passivity controller's part of it.
+    pub passivity: f64,
     pub step: DynamicStep,
     /// Model minus master at the step's end, if the master holds `force`.
     pub owed: (f64, f64),
@@ -586,7 +913,7 @@ mod tests {
         let mut impulse = 0.0;
         let mut largest_offset: f64 = 0.0;
         for _ in 0..3 {
-            let plan = Coupling::plan(owed, correction, &law, master, dynamics, h);
+            let plan = Coupling::plan(owed, correction, &law, master, dynamics, h, 0.0);
             impulse += plan.force * h;
             let a = -plan.force / dynamics.mass;
             master = Motion {

@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use crate::coupling::{
-    held_over, replay, Correction, Coupling, Extrapolation, Observed, Prediction,
+    held_over, passivity_force, probe, probe_mass, replay, Correction, Coupling, Extrapolation,
+    Observed, Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT,
 };
 use crate::laws::{
-    distance_outside, distance_outside_and_rate, ContactLaw, ForceLaw, Forces, Friction,
-    FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials,
+    distance_outside, distance_outside_and_rate, spring_work, ContactLaw, ForceLaw, Forces,
+    Friction, FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -259,6 +260,12 @@ pub struct ElastoGap {
     /// The Gap Force's tables, read from `tableFile` when the parameters took effect; shared with
     /// the FMU states taken since (they cannot change while the instance runs).
     pub tables: Option<Arc<GapTables>>,
+    /// Model Exchange: `s_rel` at the end of initialization, from where `E_port` counts the
+    /// spring's energy.
+    pub port_origin: f64,
+    /// Whether the master has set a flange input (before the end of initialization, what the
+    /// first step compares its inputs with).
+    pub inputs_set: bool,
 }
 
 /// What one co-simulation step did, for the FMI layer's log.
@@ -272,14 +279,22 @@ pub struct StepReport {
     pub contact_within_step: Option<f64>,
     /// A contact completed in the last step and gave this effective-mass estimate (kg).
     pub new_estimate: Option<f64>,
-    /// The first contact was replayed with the new estimate: what the master still owed then
+    /// The contact was replayed with a newly adopted mass: what the master still owed then
     /// (relative position in m, velocity in m/s), removed over the next two steps.
-    pub first_contact_owed: Option<(f64, f64)>,
-    /// ... and by how much `E_loss` over-reports that contact's dissipation (J; negative if it
-    /// under-reports). It stays: the heat has left through the heat port already.
-    pub first_contact_e_loss_excess: f64,
+    pub replayed_owed: Option<(f64, f64)>,
+    /// ... and by how much `E_loss` had over-reported that contact's dissipation (J; negative if
+    /// it under-reported): taken back from `E_loss` in this step.
+    pub replayed_e_loss_excess: f64,
     /// The energy the tangential friction took over the step (J), part of `integral.dissipated`.
     pub friction_energy: f64,
+    /// A contact step's answer gave this effective mass (kg), against the mass in use (kg, 0 for
+    /// none), which it replaced: reported once per contact with status warning.
+    pub mass_disagreement: Option<(f64, f64)>,
+    /// The first probe of a contact while no mass was known: its impulse (N.s).
+    pub probe_impulse: Option<f64>,
+    /// The passivity controller's force this step (N), where the port had returned more energy
+    /// than the contact dissipated.
+    pub passivity_force: f64,
 }
 
 /// The end of a step, checked before the instance takes it.
@@ -349,6 +364,8 @@ impl Default for ElastoGap {
             touchdown_speed: 0.0,
             coupling: Coupling::default(),
             tables: None,
+            port_origin: 0.0,
+            inputs_set: false,
         }
     }
 }
@@ -544,6 +561,12 @@ impl ElastoGap {
             },
             Var::MEffEstimate => self.coupling.last_estimate,
             Var::ELoss => self.e_loss,
+            Var::EPort => match self.interface {
+                Interface::CoSimulation => self.coupling.e_port,
+                Interface::ModelExchange => {
+                    self.e_loss + spring_work(&self.law(), self.port_origin, motion().s)
+                }
+            },
             Var::FC => forces().f_c,
             Var::FD => forces().f_d,
         }
@@ -552,6 +575,9 @@ impl ElastoGap {
     /// [`Self::value`] as read by the master: a prediction of `f_next` still to be made is made
     /// and kept, and the master is known to read `f_next` from then on.
     pub fn read(&mut self, var: Var) -> f64 {
+        if var == Var::FMean && self.interface == Interface::CoSimulation {
+            self.coupling.f_mean_read = true;
+        }
         if var == Var::FNext && self.interface == Interface::CoSimulation {
             let limits = self.substep_limits();
             let tables = self.tables.clone();
@@ -619,13 +645,15 @@ impl ElastoGap {
             | Var::FC
             | Var::FD
             | Var::FT
-            | Var::FTMean => unreachable!("the FMI layer sets only parameters and inputs"),
+            | Var::FTMean
+            | Var::EPort => unreachable!("the FMI layer sets only parameters and inputs"),
         }
         if matches!(
             var,
             Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV
         ) {
             self.end_of_step = None;
+            self.inputs_set = true;
         }
     }
 
@@ -656,13 +684,14 @@ impl ElastoGap {
         }
     }
 
-    /// The effective mass the step integrates with: the parameter, else the estimate, else none
-    /// (the step integrates along the extrapolated motion).
+    /// The effective mass the step integrates with: the master's answer where it was adopted
+    /// (it disagreed with `m_eff`, or no `m_eff` was given), else the parameter, else none (the
+    /// step integrates along the extrapolated motion, a touch-down meeting the probe).
     pub fn effective_mass(&self) -> Option<f64> {
-        if self.parameters.m_eff > 0.0 {
-            Some(self.parameters.m_eff)
-        } else if self.coupling.mass_estimate > 0.0 {
+        if self.coupling.mass_estimate > 0.0 {
             Some(self.coupling.mass_estimate)
+        } else if self.parameters.m_eff > 0.0 {
+            Some(self.parameters.m_eff)
         } else {
             None
         }
@@ -706,8 +735,20 @@ impl ElastoGap {
     ) -> Result<(), NonFiniteStep> {
         let time = self.time;
         let observed = self.observed();
+        if let Some(initial) = self.coupling.initial.take() {
+            let limits = self.substep_limits();
+            let mass_known = self.effective_mass().is_some();
+            self.coupling
+                .begin_after_unseen_step(law, initial, observed, h, limits, mass_known);
+        }
         let learned = self.coupling.observe(observed, self.effective_mass());
+        report.mass_disagreement = learned.disagreement;
         let limits = self.substep_limits();
+        // Settled: no contact under way for the master or the model, nothing owed. Then whatever
+        // the port received and the contact did not report dissipated was dissipated all the
+        // same (no energy is stored), and whatever it returned beyond that is the passivity
+        // controller's to take back.
+        let settled = self.coupling.is_settled(law, observed, h);
         // What a master that steps all units at once holds over this step: the f_next it read.
         let next_before = if self.coupling.f_next_read {
             Some(self.coupling.f_next.make(law, limits))
@@ -720,7 +761,7 @@ impl ElastoGap {
         let (step_end, planned_over) = match self.effective_mass() {
             Some(mass) => {
                 let coupling = self.coupling;
-                let step_end = self.dynamic_step(law, mass, h, next_before, report);
+                let step_end = self.dynamic_step(law, mass, h, next_before, settled, report);
                 (step_end, Some(coupling))
             }
             None => (self.kinematic_step(law, h, limits, report), None),
@@ -733,10 +774,20 @@ impl ElastoGap {
         let law = touched.as_ref().unwrap_or(law);
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
+        // After a probe no force can be predicted before the master has answered it: the body's
+        // motion along the extrapolated one would be deep in the contact by then.
+        // A master known to hold f_next gets the probe again from where the probe leaves it.
+        let probed = report.probe_impulse.is_some();
+        let kinematic_next = Prediction::Kinematic {
+            start: step_end.end,
+            h,
+            unanswered: probed,
+        };
         let next = if self.coupling.f_next_read {
             match planned_over {
                 Some(_) => self.coupling.f_next.make(law, limits),
-                None => integrate_step(law, step_end.end, h, limits).impulse / h,
+                None if probed && self.coupling.master_holds_next != Some(true) => 0.0,
+                None => kinematic_next.force(law, limits),
             }
         } else {
             0.0
@@ -745,7 +796,10 @@ impl ElastoGap {
         report.friction_energy = friction_energy;
         report.integral.dissipated += friction_energy;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
-        let e_loss = self.e_loss + dissipated;
+        let mut e_loss = self.e_loss + dissipated - report.replayed_e_loss_excess;
+        if settled && report.integral.substeps == 0 && self.coupling.e_port > e_loss {
+            e_loss = self.coupling.e_port;
+        }
         // Every output the step leaves must be finite: a finite `f` can still come with an
         // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
         // this test, so what is known early is tested apart from the integrals, which come last,
@@ -781,10 +835,10 @@ impl ElastoGap {
             return Err(NonFiniteStep);
         }
         if planned_over.is_none() {
-            self.coupling.f_next = if self.coupling.f_next_read {
+            self.coupling.f_next = if self.coupling.f_next_read || probed {
                 Prediction::Known(next)
             } else {
-                Prediction::Kinematic { start: end, h }
+                kinematic_next
             };
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
@@ -795,8 +849,9 @@ impl ElastoGap {
             0.0
         };
         self.end_of_step = Some(end);
+        let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
-        self.q_flow_mean = self.heat_flow(dissipated / h);
+        self.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         self.coupling.last_h = h;
@@ -887,11 +942,29 @@ impl ElastoGap {
         if let Some((start, end)) = report.integral.contact_within() {
             report.contact_within_step = Some(end - start);
         }
+        let unanswered = self.coupling.last_held == 0.0;
+        let probed = probe(
+            law,
+            start,
+            h,
+            &report.integral,
+            limits.tolerance,
+            unanswered,
+        );
+        let dynamics = probed.map(|_| Dynamics {
+            mass: probe_mass(law, h).unwrap_or(0.0),
+            a_ext: start.a,
+            tolerance: limits.tolerance,
+        });
+        if let Some(probed) = probed {
+            report.integral = probed.integral;
+            report.probe_impulse = Some(probed.integral.impulse);
+        }
         StepEnd {
             planned_f_mean: None,
             end: start.at(h),
             start,
-            dynamics: None,
+            dynamics,
         }
     }
 
@@ -901,9 +974,11 @@ impl ElastoGap {
         mass: f64,
         h: f64,
         next_before: Option<f64>,
+        settled: bool,
         report: &mut StepReport,
     ) -> StepEnd {
         let time = self.time;
+        let deficit = self.e_loss - self.coupling.e_port;
         let extrapolation = match self.parameters.acceleration_estimate {
             0 => Extrapolation::None,
             1 => Extrapolation::Constant,
@@ -927,17 +1002,40 @@ impl ElastoGap {
             v: self.inputs.v_b - self.inputs.v_a,
             a: a_ext,
         };
-        if coupling.first_contact_uncorrected && self.parameters.m_eff == 0.0 {
-            // The first contact was integrated without a mass; replayed with the estimate, it
-            // tells where the master should be now, and the correction takes it there.
+        if coupling.replay_pending {
+            // The contact so far was integrated with another mass (or probed without one);
+            // replayed with the adopted one, it tells where the master should be now, and the
+            // correction takes it there. A contact the steps resolve (more than a few of them)
+            // goes on from the master's motion: each of its steps was integrated from there.
             let episode = coupling.episode;
-            let replayed = replay(law, &episode, dynamics, time - episode.start.time);
-            coupling.owed_s = replayed.end.s - master.s;
-            coupling.owed_v = replayed.end.v - master.v;
-            report.first_contact_owed = Some((coupling.owed_s, coupling.owed_v));
-            report.first_contact_e_loss_excess = episode.dissipated - replayed.integral.dissipated;
+            let duration = time - episode.start.time;
+            let recent = duration <= (MAX_STEPS_OF_AN_UNRESOLVED_CONTACT + 1) as f64 * h;
+            if episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT
+                && duration > 0.0
+                && recent
+            {
+                let replayed = replay(law, &episode, dynamics, duration);
+                coupling.owed_s = replayed.end.s - master.s;
+                coupling.owed_v = replayed.end.v - master.v;
+                coupling.correction = Correction {
+                    dead_beat: true,
+                    ..Correction::default()
+                };
+                report.replayed_owed = Some((coupling.owed_s, coupling.owed_v));
+                report.replayed_e_loss_excess = episode.dissipated - replayed.integral.dissipated;
+                coupling.episode.dissipated = replayed.integral.dissipated;
+            }
         }
-        coupling.first_contact_uncorrected = false;
+        coupling.replay_pending = false;
+        coupling.correction.robust = !coupling.mass_confirmed;
+        // The passivity controller: once settled, a port that returned more than the contact
+        // dissipated is damped until it has taken the excess back.
+        let passivity = if settled {
+            passivity_force(deficit, master.v, mass, h)
+        } else {
+            0.0
+        };
+
         let start = Motion {
             s: master.s + coupling.owed_s,
             v: master.v + coupling.owed_v,
@@ -950,6 +1048,7 @@ impl ElastoGap {
             master,
             dynamics,
             h,
+            passivity,
         );
         // A master that steps all units at once holds the f_next it read before this step.
         let held = match (coupling.master_holds_next, next_before) {
@@ -958,10 +1057,14 @@ impl ElastoGap {
         };
         coupling.assumed_held = held;
         let master_next = held_over(master, a_ext - held / mass, h);
-        let owed = (
-            plan.step.end.s - master_next.s,
-            plan.step.end.v - master_next.v,
-        );
+        // The passivity controller's part of the held force moves the master, not the model:
+        // what stays owed is the model against the master without it.
+        let passivity_held = match (coupling.master_holds_next, next_before) {
+            (Some(true), Some(_)) => coupling.passivity_in_next,
+            _ => plan.passivity,
+        };
+        let undamped = held_over(master, a_ext - (held - passivity_held) / mass, h);
+        let owed = (plan.step.end.s - undamped.s, plan.step.end.v - undamped.v);
         (coupling.owed_s, coupling.owed_v) = owed;
         coupling.correction = if held == plan.force {
             Correction {
@@ -971,8 +1074,17 @@ impl ElastoGap {
         } else {
             // The master held another force than this plan's first shift: plan anew from where
             // it is, the same way for the f_next below and the next step's f_mean.
-            Correction::default()
+            Correction {
+                dead_beat: coupling.correction.dead_beat && plan.step.integral.substeps > 0,
+                ..Correction::default()
+            }
         };
+        // A contact's impulse goes through the mass: until the master answers it, the mass is
+        // in doubt again (f_next below is planned before that answer).
+        if plan.step.integral.substeps > 0 {
+            coupling.mass_confirmed = false;
+        }
+        coupling.correction.robust = !coupling.mass_confirmed;
         // The same plan one step ahead, from where the master will be then.
         let next_dynamics = Dynamics {
             a_ext: if supplied.is_some() {
@@ -982,14 +1094,24 @@ impl ElastoGap {
             },
             ..dynamics
         };
+        // The controller goes on over the next step with what this one leaves of the excess.
+        let next_passivity = if settled && plan.step.integral.substeps == 0 {
+            let taken = held * (master_next.s - master.s);
+            passivity_force(deficit - taken, master_next.v, mass, h)
+        } else {
+            0.0
+        };
+        coupling.passivity_in_next = next_passivity;
         coupling.f_next = Prediction::Dynamic {
             owed,
             correction: coupling.correction,
             master: master_next,
             dynamics: next_dynamics,
             h,
+            passivity: next_passivity,
         };
         report.integral = plan.step.integral;
+        report.passivity_force = plan.passivity;
         report.dynamic = true;
         StepEnd {
             planned_f_mean: Some(plan.force),
@@ -1067,6 +1189,10 @@ impl ElastoGap {
     /// as touched down at the start's approach speed.
     pub fn begin_run(&mut self) {
         let motion = self.motion();
+        self.port_origin = motion.s;
+        if self.inputs_set && self.interface == Interface::CoSimulation {
+            self.coupling.initial = Some(self.observed());
+        }
         if distance_outside(self.law().contact_ends(), motion.s) < 0.0 {
             self.touchdown_speed = -motion.v;
         }
@@ -1081,8 +1207,10 @@ impl ElastoGap {
     /// input, or a continuous state in Model Exchange) at the current motion; 0 for pairs without
     /// a direct dependence.
     pub fn partial_derivative(&self, output: Var, input: Var) -> f64 {
+        let model_exchange = self.interface == Interface::ModelExchange;
         if input == Var::ELoss {
-            return if output == Var::ELoss { 1.0 } else { 0.0 };
+            let counts_e_loss = output == Var::ELoss || (output == Var::EPort && model_exchange);
+            return if counts_e_loss { 1.0 } else { 0.0 };
         }
         let motion = self.motion();
         let law = self.law();
@@ -1128,6 +1256,8 @@ impl ElastoGap {
             Var::FD => partials.f_d_ds * ds + partials.f_d_dv * dv,
             Var::FT => f_t_rate,
             Var::FTMean if self.interface == Interface::ModelExchange => f_t_rate,
+            // d(spring energy)/ds_rel is the spring force itself.
+            Var::EPort if model_exchange => law.evaluate(motion.s, motion.v).f_c * ds,
             _ => 0.0,
         }
     }

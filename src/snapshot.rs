@@ -14,9 +14,15 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 5: the force law's choice and parameters, and the touch-down speed of the last contact.
 /// 6: the Gap Force's parameters and the fingerprint of its tables; the friction's parameters,
 /// the tangential velocity and the mean friction force of the last step.
-const FORMAT_VERSION: u32 = 6;
+/// 7: the port energy, the passivity controller's part of `f_next`, whether the episode's mass
+/// disagreement was reported, and whether the correction is planned dead-beat; the flag of a
+/// first contact to correct became that of a contact to replay with a newly adopted mass; the
+/// origin of Model Exchange's port energy; whether the inputs were set, the initial motion
+/// until the first step, the force the master held over the last step, and whether it reads
+/// `f_mean`; whether an answer confirmed the mass, and whether the correction is robust.
+const FORMAT_VERSION: u32 = 7;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 104;
+const FIELD_COUNT: usize = 118;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -146,9 +152,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
-    let mut uncorrected = flag(c.first_contact_uncorrected);
-    visitor(&mut uncorrected);
-    c.first_contact_uncorrected = uncorrected != 0.0;
+    let mut replay_pending = flag(c.replay_pending);
+    visitor(&mut replay_pending);
+    c.replay_pending = replay_pending != 0.0;
     // Written made (see `write`), read back as made.
     let mut f_next = match c.f_next {
         Prediction::Known(force) => force,
@@ -244,6 +250,37 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
         visitor(value);
     }
     visitor(&mut model.f_t_mean);
+    let c = &mut model.coupling;
+    visitor(&mut c.e_port);
+    visitor(&mut c.passivity_in_next);
+    let mut reported = flag(c.disagreement_reported);
+    let mut dead_beat = flag(c.correction.dead_beat);
+    visitor(&mut reported);
+    visitor(&mut dead_beat);
+    c.disagreement_reported = reported != 0.0;
+    c.correction.dead_beat = dead_beat != 0.0;
+    visitor(&mut model.port_origin);
+    let mut inputs_set = flag(model.inputs_set);
+    visitor(&mut inputs_set);
+    model.inputs_set = inputs_set != 0.0;
+    let c = &mut model.coupling;
+    let mut initial_present = flag(c.initial.is_some());
+    let mut initial = c.initial.unwrap_or_default();
+    visitor(&mut initial_present);
+    visitor(&mut initial.time);
+    visitor(&mut initial.s);
+    visitor(&mut initial.v);
+    c.initial = (initial_present != 0.0).then_some(initial);
+    visitor(&mut c.last_held);
+    let mut f_mean_read = flag(c.f_mean_read);
+    visitor(&mut f_mean_read);
+    c.f_mean_read = f_mean_read != 0.0;
+    let mut confirmed = flag(c.mass_confirmed);
+    let mut robust = flag(c.correction.robust);
+    visitor(&mut confirmed);
+    visitor(&mut robust);
+    c.mass_confirmed = confirmed != 0.0;
+    c.correction.robust = robust != 0.0;
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -325,7 +362,14 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(35, 0.0, 1.0); // contact at the last event
     check_integer_slot(50, 0.0, 2.0); // external accelerations known
     check_integer_slot(51, 0.0, 1.0); // contact episode open
-    check_integer_slot(58, 0.0, 1.0); // first contact still to correct
+    check_integer_slot(58, 0.0, 1.0); // a contact to replay with a new mass
+    check_integer_slot(106, 0.0, 1.0); // the episode's mass disagreement reported
+    check_integer_slot(107, 0.0, 1.0); // the correction planned dead-beat
+    check_integer_slot(109, 0.0, 1.0); // flange inputs set
+    check_integer_slot(110, 0.0, 1.0); // initial motion present
+    check_integer_slot(115, 0.0, 1.0); // f_mean read
+    check_integer_slot(116, 0.0, 1.0); // mass confirmed
+    check_integer_slot(117, 0.0, 1.0); // robust correction
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
@@ -382,7 +426,9 @@ mod tests {
         let mut model = ElastoGap::new(Interface::CoSimulation, 0.25);
         model.parameters.spring.c = 1e4;
         model.parameters.use_heat_port = true;
-        model.inputs.s_b = -0.01;
+        // In free flight: a step into the contact without a mass would meet the probe, whose
+        // f_next is made at once.
+        model.inputs.s_b = 0.5;
         model.inputs.v_b = -1.0;
         model.supplied.b = Some(3.5);
         model

@@ -60,6 +60,7 @@ pub enum Var {
     FD,
     FT,
     FTMean,
+    EPort,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -418,6 +419,9 @@ pub const VARIABLES: &[Variable] = &[
         "Tangential friction force at flange_b (the body there feels -f_t), mu(v_t)*|f|, at most f_t_max; 0 without frictionLaw"),
     variable!(FTMean, "f_t_mean", 34, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Co-simulation: mean of f_t over the last communication step (tangential impulse/h, v_t held); apply it over the same step. Model Exchange: equal to f_t"),
+    // Model Exchange: the spring energy is a nonlinear function of the positions.
+    variable!(EPort, "E_port", 61, Real, Output, Continuous, None, Some("J"), Rule::Any, ON_POSITIONS_SWITCHING,
+        "Energy the bodies have given to the contact through its flanges (integral of f*v_rel). Co-simulation: measured, the sum over the steps of the force the master held times the relative displacement it reported (what it received before the last step; once a contact is over E_loss equals it). Model Exchange: E_loss plus the spring energy stored now against the start"),
 ];
 
 /// The continuous states of Model Exchange, each with the variable that is its time derivative, in

@@ -11,7 +11,7 @@ use super::arguments::{slice, slice_mut};
 use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
-use super::OK;
+use super::{OK, WARNING};
 use crate::model::{Number, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
@@ -57,6 +57,19 @@ impl Instance {
             )));
         }
         let integral = &report.integral;
+        if let Some((answered, in_use)) = report.mass_disagreement {
+            // A status warning in the log, not as the call's status: fmusim ends a run on a
+            // returned warning, and the step itself is right.
+            let message = format!(
+                "t = {}: the master's answer to the contact gives an effective mass of {} kg, {} than the m_eff = {} kg in use; the FMU continues with {} kg (output m_eff_estimate) and corrects what the contact gave wrong. Set m_eff to the reduced mass of the bodies the contact separates",
+                Number(current_time),
+                Number(answered),
+                if answered > in_use { format!("{:.0} % more", 100.0 * (answered / in_use - 1.0)) } else { format!("{:.0} % less", 100.0 * (1.0 - answered / in_use)) },
+                Number(in_use),
+                Number(answered)
+            );
+            self.logger.log(WARNING, Category::StatusWarning, &message);
+        }
         if self.logger.is_enabled(Category::Coupling) {
             self.log_coupling(current_time, h, &report);
         }
@@ -107,13 +120,32 @@ impl Instance {
             );
             self.logger.log(OK, Category::Coupling, &message);
         }
-        if let Some((owed_s, owed_v)) = report.first_contact_owed {
+        if let Some((owed_s, owed_v)) = report.replayed_owed {
             let message = format!(
-                "t = {}: the first contact, replayed with the estimated mass, leaves the master {} m and {} m/s off; the next two steps remove that with a momentum-free correction. What remains: E_loss over-reports that contact's dissipation by {} J (the heat has left through the heat port already)",
+                "t = {}: the contact, replayed with the adopted mass, leaves the master {} m and {} m/s off; the next two steps remove that. E_loss takes back {} J it had reported dissipated along the contact as first integrated",
                 Number(time),
                 Number(owed_s),
                 Number(owed_v),
-                Number(report.first_contact_e_loss_excess)
+                Number(report.replayed_e_loss_excess)
+            );
+            self.logger.log(OK, Category::Coupling, &message);
+        }
+        if let Some(impulse) = report.probe_impulse {
+            let message = format!(
+                "t = {}: a contact starts inside the step while no effective mass is known: it meets a probe of {} N.s (a light body's contact), and the master's answer to it gives the mass",
+                Number(time),
+                Number(impulse)
+            );
+            self.logger.log(OK, Category::Coupling, &message);
+        }
+        if report.passivity_force != 0.0 {
+            let message = format!(
+                "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
+                Number(time),
+                Number(self.model.e_loss - self.model.coupling.e_port),
+                Number(self.model.coupling.e_port),
+                Number(self.model.e_loss),
+                Number(report.passivity_force)
             );
             self.logger.log(OK, Category::Coupling, &message);
         }

@@ -15,14 +15,16 @@ pub(super) enum Category {
     StatusError = 2,
     StatusFatal = 3,
     Coupling = 4,
+    StatusWarning = 5,
 }
 
-pub(super) const CATEGORY_NAMES: [&CStr; 5] = [
+pub(super) const CATEGORY_NAMES: [&CStr; 6] = [
     c"logEvents",
     c"logStatusDiscard",
     c"logStatusError",
     c"logStatusFatal",
     c"logCoupling",
+    c"logStatusWarning",
 ];
 pub(super) const ALL_CATEGORIES: &str = "logAll";
 

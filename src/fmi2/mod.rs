@@ -28,6 +28,7 @@ pub use model_exchange::*;
 use fmi_sys::fmi2::fmi2Status;
 
 const OK: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2OK;
+const WARNING: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Warning;
 const DISCARD: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Discard;
 const ERROR: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Error;
 const FATAL: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Fatal;
