@@ -64,6 +64,23 @@ pub struct MasterBody<'a> {
     pub external: &'a dyn Fn(f64, f64, f64) -> f64,
 }
 
+impl<'a> MasterBody<'a> {
+    /// A body of `mass` at `x0` moving at `v0`, with the external force `external(t, x, v)`.
+    pub fn new(
+        mass: f64,
+        x0: f64,
+        v0: f64,
+        external: &'a dyn Fn(f64, f64, f64) -> f64,
+    ) -> MasterBody<'a> {
+        MasterBody {
+            mass,
+            x0,
+            v0,
+            external,
+        }
+    }
+}
+
 /// The master's record at one communication point `t_k = k*h`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sample {

@@ -39,7 +39,7 @@ impl ImpactParameters {
 
 /// The example (1 kg at 1 m/s, c = 1e4 N/m, d = 20 N.s/m), then one change at a time:
 /// stiffer contacts up to 1e8 N/m with the damping scaled along, a quarter of that damping ratio,
-/// a lighter and a heavier body, a faster impact.
+/// a lighter and a heavier body, a slower and a faster impact.
 pub fn impact_sweep() -> Vec<ImpactParameters> {
     let base = ImpactParameters {
         c: 1e4,
@@ -54,8 +54,14 @@ pub fn impact_sweep() -> Vec<ImpactParameters> {
     };
     vec![
         base,
+        stiff(1e5),
         stiff(1e6),
+        stiff(1e7),
         stiff(1e8),
+        ImpactParameters {
+            speed: 0.3,
+            ..stiff(1e8)
+        },
         ImpactParameters { d: 5.0, ..base },
         ImpactParameters { mass: 0.3, ..base },
         ImpactParameters {
