@@ -22,7 +22,7 @@ use support::masters::{
 };
 use support::reference::{reference, Reference, Start};
 use support::scenarios::{
-    impact_sweep, issue_damping, ImpactParameters, Placement, Report, STEP_RATIOS,
+    impact_sweep, issue_damping, worse, ImpactParameters, Placement, Report, STEP_RATIOS,
 };
 use support::Fmu;
 
@@ -96,7 +96,7 @@ impl LoneImpact {
             d: p.d,
             m_eff,
         };
-        cosimulate(&fmu.clone(), gap, &body, master, self.h, self.steps, 1)
+        cosimulate(fmu, gap, &body, master, self.h, self.steps, 1)
     }
 
     fn end_step(&self) -> usize {
@@ -114,7 +114,7 @@ fn worst_from(run: &[Sample], from: usize, measure: impl Fn(usize, &Sample) -> f
         .enumerate()
         .skip(from)
         .map(|(k, s)| measure(k, s))
-        .fold(0.0, f64::max)
+        .fold(0.0, worse)
 }
 
 /// The FMU's `E_port` against the master's port energy over the steps the gap has seen both ends
@@ -135,7 +135,7 @@ fn check_port_energy(report: &mut Report, master: Master, case: &str, at: &str, 
             let fmu = s.e_port.unwrap_or(f64::NAN);
             (fmu - expected).abs() / (1e-9 * expected.abs() + 1e-12)
         })
-        .fold(0.0, f64::max);
+        .fold(0.0, worse);
     report.check(
         master,
         case,
@@ -297,7 +297,7 @@ fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
                 let gain = flights
                     .windows(2)
                     .map(|w| (w[1] - w[0]) / drop_energy)
-                    .fold(f64::MIN, f64::max);
+                    .fold(f64::MIN, worse);
                 report.check(master, &case, "flight E gain / E_drop", gain, 1e-9, &at);
                 // At least the drop and two flights after it, or the run says nothing.
                 report.check(
@@ -399,12 +399,12 @@ impl System<'_> {
                 let relative = windows
                     .iter()
                     .map(|w| energy_error(w.start).abs() / (self.energy)(exact.states[w.start]))
-                    .fold(0.0, f64::max);
+                    .fold(0.0, worse);
                 let after: Vec<usize> = windows.into_iter().flatten().collect();
                 let above = after
                     .iter()
                     .map(|&k| energy_error(k) / e0)
-                    .fold(f64::MIN, f64::max);
+                    .fold(f64::MIN, worse);
                 let position = |which: usize| {
                     after
                         .iter()
@@ -412,7 +412,7 @@ impl System<'_> {
                             let x = [run[k].x, run[k].partner_x][which];
                             (x - exact.states[k][2 * which]).abs() / exact.stroke(which)
                         })
-                        .fold(0.0, f64::max)
+                        .fold(0.0, worse)
                 };
                 let case = &self.case;
                 report.check(

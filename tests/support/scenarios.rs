@@ -116,6 +116,16 @@ impl Placement {
 /// Steps `h` as multiples of the contact duration, from a tenth of it to a hundred.
 pub const STEP_RATIOS: [f64; 9] = [0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0];
 
+/// The larger of two measurements, NaN the largest of all: `f64::max` would drop the NaN of an FMU
+/// whose outputs went bad, and pass it.
+pub fn worse(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
 /// The worst measurement of one criterion for one master and case, and its violations.
 #[derive(Clone, Debug)]
 struct Worst {
