@@ -5,6 +5,22 @@
 //! The body is at flange_b, flange_a is fixed at 0, so `s_rel = x`; it feels `-f` from the gap
 //! (`f <= 0` in contact, which is `x < s_rel0`) and `external(t, x, v)` from everything else.
 
+/// One classical RK4 step of `dy/dt = f(t, y)` from `(t, y)` over `h`: exact for a polynomial
+/// motion of degree 4 or less, so for a body under a force held constant over the step.
+pub fn rk4_step<const N: usize>(
+    f: impl Fn(f64, [f64; N]) -> [f64; N],
+    t: f64,
+    y: [f64; N],
+    h: f64,
+) -> [f64; N] {
+    let shifted = |k: &[f64; N], by: f64| -> [f64; N] { std::array::from_fn(|i| y[i] + by * k[i]) };
+    let k1 = f(t, y);
+    let k2 = f(t + 0.5 * h, shifted(&k1, 0.5 * h));
+    let k3 = f(t + 0.5 * h, shifted(&k2, 0.5 * h));
+    let k4 = f(t + h, shifted(&k3, h));
+    std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+}
+
 /// One body, its surroundings and the contact law (n = 1, the MSL ElastoGap).
 pub struct Body<'a> {
     pub mass: f64,
@@ -43,6 +59,26 @@ pub struct Exact<'a> {
     pub dt_free: f64,
     pub dt_contact: f64,
     pub events: Vec<ContactEvent>,
+    /// A second body tied to this one by a spring ([`Exact::with_partner`]), and its state.
+    pub partner: Option<Partner>,
+    pub partner_x: f64,
+    pub partner_v: f64,
+}
+
+/// A second body behind the contacting one, tied to it by a linear spring: the spring pushes the
+/// two apart with `stiffness * (rest_length - (partner_x - x))`.
+#[derive(Clone, Copy, Debug)]
+pub struct Partner {
+    pub mass: f64,
+    pub stiffness: f64,
+    pub rest_length: f64,
+}
+
+impl Partner {
+    /// The force the spring puts on the partner (the contacting body feels its opposite).
+    pub fn force_on_partner(&self, x: f64, partner_x: f64) -> f64 {
+        self.stiffness * (self.rest_length - (partner_x - x))
+    }
 }
 
 impl<'a> Exact<'a> {
@@ -58,37 +94,73 @@ impl<'a> Exact<'a> {
             dt_free,
             dt_contact,
             events: Vec::new(),
+            partner: None,
+            partner_x: 0.0,
+            partner_v: 0.0,
         }
     }
 
-    fn rhs(&self, t: f64, y: [f64; 3], contact: bool) -> [f64; 3] {
+    /// Ties a second body at `partner_x`, moving at `partner_v`, to the contacting one.
+    pub fn with_partner(self, partner: Partner, partner_x: f64, partner_v: f64) -> Exact<'a> {
+        Exact {
+            partner: Some(partner),
+            partner_x,
+            partner_v,
+            ..self
+        }
+    }
+
+    /// The state as integrated: position, velocity, dissipated energy, the partner's position
+    /// and velocity.
+    fn state(&self) -> [f64; 5] {
+        [
+            self.x,
+            self.v,
+            self.dissipated,
+            self.partner_x,
+            self.partner_v,
+        ]
+    }
+
+    fn set_state(&mut self, y: [f64; 5]) {
+        [
+            self.x,
+            self.v,
+            self.dissipated,
+            self.partner_x,
+            self.partner_v,
+        ] = y;
+    }
+
+    fn rhs(&self, t: f64, y: [f64; 5], contact: bool) -> [f64; 5] {
         let b = &self.body;
         let (f, loss) = if contact {
             gap_force(b.c, b.d, y[0] - b.s_rel0, y[1])
         } else {
             (0.0, 0.0)
         };
-        [y[1], ((b.external)(t, y[0], y[1]) - f) / b.mass, loss]
+        let (spring, partner_accel) = match self.partner {
+            Some(p) => {
+                let on_partner = p.force_on_partner(y[0], y[3]);
+                (-on_partner, on_partner / p.mass)
+            }
+            None => (0.0, 0.0),
+        };
+        [
+            y[1],
+            ((b.external)(t, y[0], y[1]) + spring - f) / b.mass,
+            loss,
+            y[4],
+            partner_accel,
+        ]
     }
 
-    fn rk4(&self, t: f64, y: [f64; 3], h: f64, contact: bool) -> [f64; 3] {
-        let k1 = self.rhs(t, y, contact);
-        let k2 = self.rhs(
-            t + 0.5 * h,
-            std::array::from_fn(|i| y[i] + 0.5 * h * k1[i]),
-            contact,
-        );
-        let k3 = self.rhs(
-            t + 0.5 * h,
-            std::array::from_fn(|i| y[i] + 0.5 * h * k2[i]),
-            contact,
-        );
-        let k4 = self.rhs(t + h, std::array::from_fn(|i| y[i] + h * k3[i]), contact);
-        std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+    fn rk4(&self, t: f64, y: [f64; 5], h: f64, contact: bool) -> [f64; 5] {
+        rk4_step(|t, y| self.rhs(t, y, contact), t, y, h)
     }
 
     /// Whether a state lies on the other side of the contact boundary than the current mode.
-    fn crossed(&self, y: [f64; 3]) -> bool {
+    fn crossed(&self, y: [f64; 5]) -> bool {
         let inside = y[0] < self.body.s_rel0;
         inside != self.in_contact
     }
@@ -102,10 +174,10 @@ impl<'a> Exact<'a> {
                 self.dt_free
             }
             .min(target - self.t);
-            let y = [self.x, self.v, self.dissipated];
+            let y = self.state();
             let y1 = self.rk4(self.t, y, dt, self.in_contact);
             if !self.crossed(y1) {
-                [self.x, self.v, self.dissipated] = y1;
+                self.set_state(y1);
                 self.t += dt;
                 if target - self.t < 1e-15 * target.abs().max(1.0) {
                     self.t = target;
@@ -125,7 +197,7 @@ impl<'a> Exact<'a> {
                     break;
                 }
             }
-            [self.x, self.v, self.dissipated] = self.rk4(self.t, y, hi, self.in_contact);
+            self.set_state(self.rk4(self.t, y, hi, self.in_contact));
             self.t += hi;
             self.in_contact = !self.in_contact;
             if self.in_contact {

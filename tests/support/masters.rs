@@ -1,29 +1,49 @@
-//! Co-simulation masters that couple one body to the packaged FMU: the body at flange_b (flange_a
-//! fixed at 0, so `s_rel = x`), moved by the master's own integrator (RK4 with `substeps` steps per
-//! communication step, exact for a constant force) under its external force and the gap force the
-//! master holds over the step.
+//! Co-simulation masters that couple a mechanical system to the packaged FMU: the body at flange_b
+//! (flange_a fixed at 0, so `s_rel = x`), possibly with a second body behind it, moved by the
+//! master's own integrator (RK4 with `substeps` steps per communication step, exact for a constant
+//! force on a lone body) under its external forces and the gap force the master holds over the step.
+//! Every master sets the flanges' initial positions and velocities during initialization mode.
 //!
-//! - Gauss–Seidel: the gap is stepped first, then the body under `-f_mean` of that same step.
+//! - Gauss–Seidel, gap first: the gap is stepped first from the body's state at `t_k`, then the
+//!   body under `-f_mean` of that same step.
+//! - Gauss–Seidel, body first: the body steps first under the `-f_mean` of the gap's previous step
+//!   (0 before the first one); then the gap is given the body's state at `t_{k+1}` and steps over
+//!   `[t_k, t_{k+1}]`; its `f_mean` is held over the body's next step.
 //! - Jacobi: all units step at once: the body holds over `[t_k, t_k + h]` the `-f_next` it read at
-//!   `t_k`, i.e. the value output by the previous `fmi2DoStep`.
+//!   `t_k`, i.e. the value output by the previous `fmi2DoStep` (or by the initialization).
+//!
+//! Each master also sums the energy it put into the gap's port, `held * (s_rel(t_{k+1}) -
+//! s_rel(t_k))` over the steps, to be compared with the FMU's output `E_port` where it has one.
 
 use std::sync::Arc;
 
+use super::exact::rk4_step;
 use super::{ok, Fmu, Instance, VarType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Master {
+    /// Gauss–Seidel with the gap stepped first.
     GaussSeidel,
     Jacobi,
+    /// Gauss–Seidel with the body stepped first (only [`cosimulate_plant`] runs it).
+    GaussSeidelBodyFirst,
 }
 
 impl Master {
+    /// The two masters the older tests and [`super::impact`] run.
     pub const ALL: [Master; 2] = [Master::GaussSeidel, Master::Jacobi];
+    /// Every ordering of the units issue 19 asks for.
+    pub const EVERY_ORDERING: [Master; 3] = [
+        Master::GaussSeidel,
+        Master::GaussSeidelBodyFirst,
+        Master::Jacobi,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
             Master::GaussSeidel => "Gauss-Seidel (f_mean)",
             Master::Jacobi => "Jacobi (f_next)",
+            Master::GaussSeidelBodyFirst => "GS body first (f_mean)",
         }
     }
 }
@@ -44,20 +64,54 @@ pub struct MasterBody<'a> {
     pub external: &'a dyn Fn(f64, f64, f64) -> f64,
 }
 
+impl<'a> MasterBody<'a> {
+    /// A body of `mass` at `x0` moving at `v0`, with the external force `external(t, x, v)`.
+    pub fn new(
+        mass: f64,
+        x0: f64,
+        v0: f64,
+        external: &'a dyn Fn(f64, f64, f64) -> f64,
+    ) -> MasterBody<'a> {
+        MasterBody {
+            mass,
+            x0,
+            v0,
+            external,
+        }
+    }
+}
+
 /// The master's record at one communication point `t_k = k*h`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sample {
     pub t: f64,
     pub x: f64,
     pub v: f64,
+    /// The second body's position and velocity (0 for a lone body).
+    pub partner_x: f64,
+    pub partner_v: f64,
     /// The gap force `f` held over `[t_k, t_k + h]` (the body felt `-held`); 0 at the last sample.
     pub held: f64,
     /// `E_loss` and `m_eff_estimate` after the step ending at `t_k` (0 at `t_0`).
     pub e_loss: f64,
     pub m_eff_estimate: f64,
+    /// The FMU's output `E_port` after the step ending at `t_k`, if it has one.
+    pub e_port: Option<f64>,
+    /// The master's own sum of `held * (s_rel(t_{j+1}) - s_rel(t_j))` over the steps up to `t_k`.
+    pub port_energy: f64,
 }
 
-/// Runs `steps` communication steps of length `h`; returns `steps + 1` samples.
+/// The master's state: `[x, v, partner_x, partner_v]` (the last two unused by a lone body).
+pub type State = [f64; 4];
+
+/// The mechanical system the master integrates.
+pub struct Plant<'a> {
+    pub initial: State,
+    /// `dy/dt` at time `t` in state `y`, the body at flange_b feeling `-held` from the gap.
+    pub derivative: &'a dyn Fn(f64, State, f64) -> State,
+}
+
+/// Runs `steps` communication steps of length `h` of one body; returns `steps + 1` samples.
 pub fn cosimulate(
     fmu: &Arc<Fmu>,
     gap: Gap,
@@ -67,13 +121,40 @@ pub fn cosimulate(
     steps: usize,
     substeps: usize,
 ) -> Vec<Sample> {
-    let mut inst = Instance::new(fmu, "contact_dynamics");
+    let derivative = |t: f64, y: State, held: f64| {
+        [
+            y[1],
+            ((body.external)(t, y[0], y[1]) - held) / body.mass,
+            0.0,
+            0.0,
+        ]
+    };
+    let plant = Plant {
+        initial: [body.x0, body.v0, 0.0, 0.0],
+        derivative: &derivative,
+    };
+    cosimulate_plant(fmu, gap, &plant, master, h, steps, substeps)
+}
+
+/// Runs `steps` communication steps of length `h` of any plant; returns `steps + 1` samples.
+pub fn cosimulate_plant(
+    fmu: &Arc<Fmu>,
+    gap: Gap,
+    plant: &Plant,
+    master: Master,
+    h: f64,
+    steps: usize,
+    substeps: usize,
+) -> Vec<Sample> {
+    let mut inst = Instance::new(fmu, "coupling");
     ok(inst.setup_experiment(None, 0.0, None));
     ok(inst.enter_initialization_mode());
-    let [c, d, m_eff, s_b, v_b, f_mean, f_next, e_loss, m_est] = [
+    let [c, d, m_eff, s_a, v_a, s_b, v_b, f_mean, f_next, e_loss, m_est] = [
         "c",
         "d",
         "m_eff",
+        "flange_a.s",
+        "flange_a.v",
         "flange_b.s",
         "flange_b.v",
         "f_mean",
@@ -82,62 +163,82 @@ pub fn cosimulate(
         "m_eff_estimate",
     ]
     .map(|name| inst.vr(name, VarType::Real));
+    // The redesign of issue 19 adds `E_port`; the older FMUs have none, and are still measured.
+    let e_port = fmu
+        .model_description
+        .variable("E_port")
+        .filter(|v| v.var_type == VarType::Real && v.causality == "output")
+        .map(|v| v.value_reference);
+    let mut outputs = vec![f_mean, e_loss, m_est];
+    outputs.extend(e_port);
     ok(inst.set_real(&[c, d, m_eff], &[gap.c, gap.d, gap.m_eff]));
-    let (mut x, mut v) = (body.x0, body.v0);
-    ok(inst.set_real(&[s_b, v_b], &[x, v]));
+    let mut y = plant.initial;
+    ok(inst.set_real(&[s_a, v_a, s_b, v_b], &[0.0, 0.0, y[0], y[1]]));
     ok(inst.exit_initialization_mode());
 
+    let advance = |t: f64, y: State, held: f64| -> State {
+        let dt = h / substeps as f64;
+        (0..substeps).fold(y, |y, i| {
+            rk4_step(
+                |t, y| (plant.derivative)(t, y, held),
+                t + i as f64 * dt,
+                y,
+                dt,
+            )
+        })
+    };
     let mut samples = Vec::with_capacity(steps + 1);
     let mut current = Sample {
         t: 0.0,
-        x,
-        v,
+        x: y[0],
+        v: y[1],
+        partner_x: y[2],
+        partner_v: y[3],
         ..Sample::default()
     };
+    // The body-first master's force for its next step: the last f_mean, 0 before the first.
+    let mut last_f_mean = 0.0;
     for k in 0..steps {
         let t = k as f64 * h;
-        ok(inst.set_real(&[s_b, v_b], &[x, v]));
-        let predicted = if master == Master::Jacobi {
-            let (status, values) = inst.get_real(&[f_next]);
-            ok(status);
-            values[0]
-        } else {
-            0.0
+        let (held, next) = match master {
+            Master::GaussSeidel => {
+                ok(inst.set_real(&[s_b, v_b], &[y[0], y[1]]));
+                ok(inst.do_step(t, h, true));
+                let (status, mean) = inst.get_real(&[f_mean]);
+                ok(status);
+                (mean[0], advance(t, y, mean[0]))
+            }
+            Master::Jacobi => {
+                let (status, predicted) = inst.get_real(&[f_next]);
+                ok(status);
+                ok(inst.set_real(&[s_b, v_b], &[y[0], y[1]]));
+                ok(inst.do_step(t, h, true));
+                (predicted[0], advance(t, y, predicted[0]))
+            }
+            Master::GaussSeidelBodyFirst => {
+                let next = advance(t, y, last_f_mean);
+                ok(inst.set_real(&[s_b, v_b], &[next[0], next[1]]));
+                ok(inst.do_step(t, h, true));
+                (last_f_mean, next)
+            }
         };
-        ok(inst.do_step(t, h, true));
-        let (status, out) = inst.get_real(&[f_mean, e_loss, m_est]);
+        let (status, out) = inst.get_real(&outputs);
         ok(status);
-        let held = match master {
-            Master::GaussSeidel => out[0],
-            Master::Jacobi => predicted,
-        };
+        last_f_mean = out[0];
         current.held = held;
         samples.push(current);
-        // The master's own integrator over the step, the gap force held.
-        let dt = h / substeps as f64;
-        let accel = |t: f64, x: f64, v: f64| ((body.external)(t, x, v) - held) / body.mass;
-        for i in 0..substeps {
-            let ti = t + i as f64 * dt;
-            let (k1x, k1v) = (v, accel(ti, x, v));
-            let (k2x, k2v) = (
-                v + 0.5 * dt * k1v,
-                accel(ti + 0.5 * dt, x + 0.5 * dt * k1x, v + 0.5 * dt * k1v),
-            );
-            let (k3x, k3v) = (
-                v + 0.5 * dt * k2v,
-                accel(ti + 0.5 * dt, x + 0.5 * dt * k2x, v + 0.5 * dt * k2v),
-            );
-            let (k4x, k4v) = (v + dt * k3v, accel(ti + dt, x + dt * k3x, v + dt * k3v));
-            x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-            v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-        }
+        y = next;
         current = Sample {
             t: (k + 1) as f64 * h,
-            x,
-            v,
+            x: y[0],
+            v: y[1],
+            partner_x: y[2],
+            partner_v: y[3],
             held: 0.0,
             e_loss: out[1],
             m_eff_estimate: out[2],
+            e_port: out.get(3).copied(),
+            port_energy: current.port_energy + held * (y[0] - current.x),
         };
     }
     samples.push(current);

@@ -14,6 +14,8 @@
 //!   shared by `examples/msl_elastogap.rs` and `tests/demo_accuracy.rs`.
 //! - [`model_exchange`]: the same example with the gaps as Model Exchange instances under an
 //!   adaptive integrator with event location.
+//! - [`masters`]: the Gauss–Seidel (gap first, body first) and Jacobi masters of one body or two.
+//! - [`reference`], [`scenarios`]: issue 19's references and swept scenarios, and their report.
 
 #![allow(dead_code, unused_imports)]
 
@@ -29,6 +31,8 @@ pub mod masters;
 pub mod model_description;
 pub mod model_exchange;
 pub mod msl_reference;
+pub mod reference;
+pub mod scenarios;
 
 pub use fmu::{default_fmu_path, Fmu};
 pub use instance::{Environment, FmuState, Instance, InstantiateOptions, ResourceUri};
