@@ -103,6 +103,17 @@ pub struct Coupling {
     pub passivity_in_next: f64,
     /// The force the master held over the last step, as far as it is known (else `f_mean`).
     pub last_held: f64,
+    /// The master stepped its bodies into a contact before the FMU's first step, and no mass is
+    /// known: that contact meets the probe.
+    pub missed_contact: bool,
+    /// The spring energy the contact held at the start (J; a compressed start): what it may
+    /// return without having received it through the port.
+    pub initial_energy: f64,
+    /// What the probe held back of the contact along the motion (impulse N.s, dissipated
+    /// energy J) in the last step: delivered in the next one where the master's answer shows no
+    /// mass to learn (a motion the master prescribes, which no force changes), dropped where the
+    /// answer gave a mass (the replay then integrates the contact).
+    pub withheld: (f64, f64),
     /// The master's relative motion as set during initialization, until the first step: a
     /// master that steps its bodies before the FMU (Gauss–Seidel, the bodies first) moves them
     /// over a step the FMU never saw, into a contact it could not answer.
@@ -162,7 +173,14 @@ impl Prediction {
                 unanswered,
             } => {
                 let integral = integrate_step(law, start, h, limits);
-                match probe(law, start, h, &integral, limits.tolerance, unanswered) {
+                match probe(
+                    law,
+                    start,
+                    h,
+                    &integral,
+                    limits.tolerance,
+                    (true, unanswered),
+                ) {
                     Some(probed) => probed.integral.impulse / h,
                     None => integral.impulse / h,
                 }
@@ -220,9 +238,9 @@ pub fn probe<L: ContactLaw>(
     h: f64,
     integral: &crate::step::StepIntegral,
     tolerance: f64,
-    unanswered: bool,
+    (answerable, unanswered): (bool, bool),
 ) -> Option<DynamicStep> {
-    let touches_down = integral.transitions().any(|transition| transition.entering);
+    let touches_down = answerable && integral.transitions().any(|transition| transition.entering);
     let ends = law.contact_ends();
     // On the contact's end and moving in counts as inside: no touch-down is left to locate.
     let outside = distance_outside(ends, start.s);
@@ -249,7 +267,10 @@ pub fn probe<L: ContactLaw>(
         a_ext: start.a,
         tolerance,
     };
-    Some(integrate_dynamics(law, start, dynamics, h))
+    let probed = integrate_dynamics(law, start, dynamics, h);
+    // Out of the integrator's numeric range (a probe of a picosecond's step): none.
+    let finite = probed.integral.impulse.is_finite() && probed.integral.dissipated.is_finite();
+    finite.then_some(probed)
 }
 
 /// How the external acceleration over a step is extrapolated from the past ones; the values of the
@@ -286,9 +307,10 @@ pub struct Learned {
 /// FMU warns.
 pub const DISAGREEMENT: f64 = 0.1;
 
-/// ... and beyond which it adopts the answer: a contact integrated through a mass 2 % off gives a
-/// rebound about 0.5 % off (the damping ratio goes with the mass's square root).
-pub const ADOPTION: f64 = 0.02;
+/// ... and beyond which it adopts the answer and replays the contact with it. Below, the answer
+/// of a body pushed by springs or a drive during the contact is off by as much (the estimate
+/// takes the external acceleration as it was before), and a given `m_eff` stays.
+pub const ADOPTION: f64 = DISAGREEMENT;
 
 impl Coupling {
     /// Takes in the master's motion at a step start: the external acceleration of the last step
@@ -533,16 +555,35 @@ impl Coupling {
             return;
         }
         self.last_estimate = estimate;
+        // The estimate takes the external acceleration as it was before: an answer counts where
+        // it stands well out of what that acceleration changed by over the last step (a spring
+        // behind the body, a drive), as far as the last two free steps tell.
+        let trend = if self.a_ext_count == 2 {
+            (self.a_ext_means[0] - self.a_ext_means[1]).abs()
+        } else {
+            0.0
+        };
+        // Within the step, an external acceleration that changes (linearly, as a spring's does)
+        // bends the master's position off the parabola its velocities span, by a twelfth of the
+        // change times h^2: what it changed by over the step follows from the positions.
+        let bend = now.s - self.last.s - 0.5 * (now.v + self.last.v) * h1;
+        let change_within = 12.0 * bend.abs() / h1;
+        let unclear = rounding + 10.0 * (trend * h1 + change_within);
         match mass {
-            None => {
+            // Without a mass, only an answer through a steady external acceleration (a lone
+            // body, gravity): the replay takes it as constant through the contact.
+            None if answered.abs() > rounding + 1e4 * trend * h1 => {
                 self.mass_estimate = estimate;
                 self.replay_pending = true;
                 self.mass_confirmed = true;
+                self.withheld = (0.0, 0.0);
             }
+            None => {}
             Some(m) => {
-                // A given mass is doubted only on an answer that stands out of what a changing
-                // external force (a spring behind the body) could make of it.
-                let clear = answered.abs() > rounding + 0.1 * (a_before * h1).abs();
+                // A given mass is doubted only on an answer that also stands out of the external
+                // acceleration itself, and never by more than a factor of four in one answer.
+                let clear = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
+                    && (0.25..=4.0).contains(&(estimate / m));
                 if clear {
                     self.mass_confirmed = true;
                 }
@@ -579,9 +620,14 @@ impl Coupling {
         mass_known: bool,
     ) {
         let moved = initial.s != now.s || initial.v != now.v;
-        // One step's motion, not start values the master replaced before stepping.
-        let reach = 2.0 * initial.v.abs().max(now.v.abs()) * h;
-        let plausible = (now.s - initial.s).abs() <= reach * (1.0 + 1e-12);
+        // One step's motion, not start values the master replaced before stepping: the position
+        // moved by about the mean of the two velocities times the step (exactly so under a
+        // constant acceleration; a force that changes within the step bends it by a fraction of
+        // the velocity change times the step).
+        let mean_motion = 0.5 * (initial.v + now.v) * h;
+        let slack = 0.25 * (now.v - initial.v).abs() * h
+            + 1e-9 * (now.s.abs().max(initial.s.abs()) + mean_motion.abs());
+        let plausible = (now.s - initial.s - mean_motion).abs() <= slack;
         if self.last_h != 0.0 || !moved || !plausible {
             return;
         }
@@ -604,6 +650,15 @@ impl Coupling {
         self.assumed_held = 0.0;
         self.last_contact_impulse = integral.impulse;
         self.replay_pending = mass_known;
+        self.missed_contact = !mass_known;
+    }
+
+    /// Whether the probe's answer will tell the mass: the external acceleration has been seen
+    /// steady over the last two free steps (a lone body, gravity). Where it changes (springs,
+    /// other bodies) or is not known yet, the contact is integrated along the motion instead.
+    pub fn probe_answer_clear(&self) -> bool {
+        let [newest, before] = self.a_ext_means;
+        self.a_ext_count == 2 && (newest - before).abs() <= 1e-9 * newest.abs().max(before.abs())
     }
 
     /// Whether the contact is over for the master and for the model: the master's motion outside
@@ -669,10 +724,18 @@ impl Coupling {
         };
         let step = integrate_dynamics(law, start, dynamics, h);
         let impulse = step.integral.impulse;
-        // Where the model ends against where a held force of impulse/h takes the master (the
-        // offset a contact's impulse leaves in the middle of the step) is what stays owed after
-        // this step; the correction of a step with contact waits for the master's answer.
+        // Where the model ends against where a held force of impulse/h would have taken it;
+        // without contact in the step the two agree (up to rounding, which is not an offset).
         let in_contact = step.integral.substeps > 0;
+        let shape = if in_contact {
+            let held = Motion {
+                a: a_ext - impulse / (mass * h),
+                ..start
+            };
+            step.end.s - held.at(h).s
+        } else {
+            0.0
+        };
         // A contact due within the next two steps would meet a three-step correction half done
         // (the bodies' positions then carry the offset into it): plan the two-step one instead.
         let end = step.end;
@@ -684,7 +747,7 @@ impl Coupling {
         // Still in contact at the end, the next step plans anew anyway.
         let span = ContactSpan::of(law);
         let contact_soon = span.outside(free.s) >= 0.0 && entry_time(free, span, 2.0 * h).is_some();
-        let (shift, correction) = correction.next(owed, h, in_contact, contact_soon);
+        let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
         let force = impulse / h - mass * shift / (h * h);
         let master_end = held_over(master, a_ext - force / mass, h);
         // The passivity controller acts between contacts only: in one, the contact's own force
@@ -738,6 +801,7 @@ impl Correction {
     fn next(
         self,
         owed: (f64, f64),
+        shape: f64,
         h: f64,
         disturbed: bool,
         contact_soon: bool,
@@ -757,10 +821,11 @@ impl Correction {
             };
             return (self.remaining[0], rest);
         }
-        if disturbed {
-            // A step with contact holds the contact's impulse alone: the correction starts once
-            // the master has answered it, through whatever mass it really has (a correction
-            // planned through a wrong mass would add its error to the contact's).
+        if disturbed && self.robust {
+            // While the mass is in doubt, a step with contact holds the contact's impulse alone:
+            // the correction starts once the master has answered it, through whatever mass it
+            // really has (a correction planned through a wrong mass would add its error to the
+            // contact's).
             return (
                 0.0,
                 Correction {
@@ -770,7 +835,7 @@ impl Correction {
                 },
             );
         }
-        let p = owed.0;
+        let p = owed.0 + shape;
         let q = owed.1 * h;
         if p == 0.0 && q == 0.0 {
             return (0.0, Correction::default());
@@ -817,14 +882,18 @@ impl Correction {
     }
 }
 
+/// The share of the last contact's dissipation by which `E_loss` may exceed what the port
+/// received before the excess counts as energy the contact gave back (beyond the model's own
+/// error: the contact integrated with the external acceleration taken as constant).
+pub const PASSIVITY_TOLERANCE: f64 = 0.01;
+
 /// The passivity controller's force (at flange_b, N) over a step that starts at relative velocity
 /// `v`, where the port has returned `deficit` (J) more than the contact dissipated: a damper that
 /// takes the deficit back over the step, `F*v*h = deficit`, at most so strong that it halves the
 /// relative velocity (it never reverses the motion, whatever the mass's error). 0 without a
-/// deficit (the rounding of the port's sum is no deficit) or without motion to damp.
+/// deficit or without motion to damp.
 pub fn passivity_force(deficit: f64, v: f64, mass: f64, h: f64) -> f64 {
-    let kinetic = 0.5 * mass * v * v;
-    if deficit.is_nan() || deficit <= 1e-9 * kinetic || v == 0.0 {
+    if deficit.is_nan() || deficit <= 0.0 || v == 0.0 {
         return 0.0;
     }
     let wanted = deficit / (v * h);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::coupling::{
     held_over, passivity_force, probe, probe_mass, replay, Correction, Coupling, Extrapolation,
-    Observed, Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT,
+    Observed, Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
 };
 use crate::laws::{
     distance_outside, distance_outside_and_rate, spring_work, ContactLaw, ForceLaw, Forces,
@@ -735,6 +735,18 @@ impl ElastoGap {
     ) -> Result<(), NonFiniteStep> {
         let time = self.time;
         let observed = self.observed();
+        if self.coupling.last_h == 0.0 {
+            // The spring energy the contact holds where the master starts it: returned without
+            // having come through the port.
+            let start = self.coupling.initial.unwrap_or(observed).s;
+            let upper = law.contact_ends().1;
+            let stored = spring_work(law, upper.max(start), start);
+            self.coupling.initial_energy = if stored.is_finite() {
+                stored.max(0.0)
+            } else {
+                0.0
+            };
+        }
         if let Some(initial) = self.coupling.initial.take() {
             let limits = self.substep_limits();
             let mass_known = self.effective_mass().is_some();
@@ -797,8 +809,13 @@ impl ElastoGap {
         report.integral.dissipated += friction_energy;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
         let mut e_loss = self.e_loss + dissipated - report.replayed_e_loss_excess;
-        if settled && report.integral.substeps == 0 && self.coupling.e_port > e_loss {
-            e_loss = self.coupling.e_port;
+        // Once settled, whatever the port received beyond what the model dissipated was
+        // dissipated too (the contact stores nothing then). Where the port received less, the
+        // passivity controller takes the excess back from the bodies (beyond the model's own
+        // error, PASSIVITY_TOLERANCE of the contact's dissipation, which E_loss keeps).
+        let received = self.coupling.e_port + self.coupling.initial_energy;
+        if settled && report.integral.substeps == 0 && received > e_loss {
+            e_loss = received;
         }
         // Every output the step leaves must be finite: a finite `f` can still come with an
         // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
@@ -849,6 +866,9 @@ impl ElastoGap {
             0.0
         };
         self.end_of_step = Some(end);
+        // The tangential port: the master holds f_t_mean along the v_t it set, so the friction's
+        // energy over the step is what that port received.
+        self.coupling.e_port += friction_energy;
         let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
         self.q_flow_mean = self.heat_flow(reported / h);
@@ -927,7 +947,7 @@ impl ElastoGap {
     }
 
     fn kinematic_step<L: ContactLaw>(
-        &self,
+        &mut self,
         law: &L,
         h: f64,
         limits: SubstepLimits,
@@ -942,24 +962,37 @@ impl ElastoGap {
         if let Some((start, end)) = report.integral.contact_within() {
             report.contact_within_step = Some(end - start);
         }
-        let unanswered = self.coupling.last_held == 0.0;
+        // A contact the master's bodies were stepped into before the FMU's first step has had no
+        // answer: it meets the probe too (a contact under way at the start is integrated).
+        let unanswered = self.coupling.missed_contact;
+        self.coupling.missed_contact = false;
+        let answerable = self.coupling.probe_answer_clear();
         let probed = probe(
             law,
             start,
             h,
             &report.integral,
             limits.tolerance,
-            unanswered,
+            (answerable, unanswered),
         );
         let dynamics = probed.map(|_| Dynamics {
             mass: probe_mass(law, h).unwrap_or(0.0),
             a_ext: start.a,
             tolerance: limits.tolerance,
         });
+        // What a probe held back the step before is delivered now where the master's answer
+        // told no mass (the observation cleared it where it told one).
+        let (late_impulse, late_dissipated) = std::mem::take(&mut self.coupling.withheld);
         if let Some(probed) = probed {
+            self.coupling.withheld = (
+                report.integral.impulse - probed.integral.impulse,
+                report.integral.dissipated - probed.integral.dissipated,
+            );
             report.integral = probed.integral;
             report.probe_impulse = Some(probed.integral.impulse);
         }
+        report.integral.impulse += late_impulse;
+        report.integral.dissipated += late_dissipated;
         StepEnd {
             planned_f_mean: None,
             end: start.at(h),
@@ -978,18 +1011,33 @@ impl ElastoGap {
         report: &mut StepReport,
     ) -> StepEnd {
         let time = self.time;
-        let deficit = self.e_loss - self.coupling.e_port;
+        let deficit = self.e_loss - self.coupling.e_port - self.coupling.initial_energy;
+        let deficit = if deficit > PASSIVITY_TOLERANCE * self.coupling.episode.dissipated.abs() {
+            deficit
+        } else {
+            0.0
+        };
+        if self.coupling.last_h == 0.0 {
+            // A given mass is trusted until an answer disagrees with it.
+            self.coupling.mass_confirmed = self.parameters.m_eff > 0.0;
+        }
         let extrapolation = match self.parameters.acceleration_estimate {
             0 => Extrapolation::None,
             1 => Extrapolation::Constant,
             _ => Extrapolation::Linear,
         };
-        let coupling = &mut self.coupling;
         // A supplied input derivative is the master's relative acceleration at the step start,
-        // with the force it held over the last step in it.
+        // with the contact's force there in it (the direct feedthrough `f` it read to make it).
+        let force_now = law
+            .evaluate(
+                self.inputs.s_b - self.inputs.s_a,
+                self.inputs.v_b - self.inputs.v_a,
+            )
+            .f;
+        let coupling = &mut self.coupling;
         let supplied = match (self.supplied.a, self.supplied.b) {
             (None, None) => None,
-            (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + coupling.last_force / mass),
+            (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + force_now / mass),
         };
         let a_ext = supplied.unwrap_or_else(|| coupling.a_ext(extrapolation, time, h));
         let dynamics = Dynamics {
@@ -1079,11 +1127,6 @@ impl ElastoGap {
                 ..Correction::default()
             }
         };
-        // A contact's impulse goes through the mass: until the master answers it, the mass is
-        // in doubt again (f_next below is planned before that answer).
-        if plan.step.integral.substeps > 0 {
-            coupling.mass_confirmed = false;
-        }
         coupling.correction.robust = !coupling.mass_confirmed;
         // The same plan one step ahead, from where the master will be then.
         let next_dynamics = Dynamics {
@@ -1193,6 +1236,7 @@ impl ElastoGap {
         if self.inputs_set && self.interface == Interface::CoSimulation {
             self.coupling.initial = Some(self.observed());
         }
+
         if distance_outside(self.law().contact_ends(), motion.s) < 0.0 {
             self.touchdown_speed = -motion.v;
         }

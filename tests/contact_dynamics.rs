@@ -189,7 +189,9 @@ fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
             // Flights 2, 3, ... (after the second contact) against the one before.
             for i in 2..energies.len() {
                 if let (Some(before), Some(after)) = (energies[i - 1], energies[i]) {
-                    if after > before {
+                    // The same flight seen twice (E_loss rises once more in free flight, where it
+                    // takes up what the port received) differs by rounding only.
+                    if after > before * (1.0 + 1e-12) {
                         failures.push(format!(
                             "h = {ratio} T_c, {master:?}: flight {i} has {after} J > {before} J"
                         ));

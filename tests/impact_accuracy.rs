@@ -90,9 +90,13 @@ fn substepped_coupling_converges_at_second_order() {
             })
             .collect();
         // Contact phases fall differently on coarse grids, so the order is taken over the range.
+        // Once the FMU has learnt the body's mass from the first contact step's answer it
+        // integrates the contact's own dynamics: the error is then the reference's own, at
+        // every step, and there is no order left to observe.
         let order = (errors[0] / errors[3]).log2() / 3.0;
+        let exact = errors.iter().all(|e| *e < 1e-9);
         assert!(
-            order > 1.8,
+            exact || order > 1.8,
             "{coupling:?}: errors {errors:?}, observed order {order:.2}"
         );
     }
