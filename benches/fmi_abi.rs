@@ -1489,6 +1489,7 @@ fn dynamic_evaluations(law: &GapLaw, start: Motion, h: f64) -> (u32, DynamicStep
         start,
         dynamics(TOLERANCE),
         h,
+        0.0,
     );
     let next = integrate_dynamics(&counting, plan.step.end, dynamics(TOLERANCE), h);
     (plan.step.evaluations + next.evaluations, plan.step)
@@ -1544,6 +1545,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
                 master,
                 dynamics(TOLERANCE),
                 h,
+                0.0,
             );
             let f_mean = component.real(Var::FMean);
             assert!(
