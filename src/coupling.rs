@@ -114,6 +114,8 @@ pub struct Coupling {
     /// mass to learn (a motion the master prescribes, which no force changes), dropped where the
     /// answer gave a mass (the replay then integrates the contact).
     pub withheld: (f64, f64),
+    /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
+    pub model_loss: f64,
     /// The master's relative motion as set during initialization, until the first step: a
     /// master that steps its bodies before the FMU (Gauss–Seidel, the bodies first) moves them
     /// over a step the FMU never saw, into a contact it could not answer.

@@ -808,12 +808,23 @@ impl ElastoGap {
         report.friction_energy = friction_energy;
         report.integral.dissipated += friction_energy;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
-        let mut e_loss = self.e_loss + dissipated - report.replayed_e_loss_excess;
-        // Once settled, whatever the port received beyond what the model dissipated was
-        // dissipated too (the contact stores nothing then). Where the port received less, the
-        // passivity controller takes the excess back from the bodies (beyond the model's own
-        // error, PASSIVITY_TOLERANCE of the contact's dissipation, which E_loss keeps).
-        let received = self.coupling.e_port + self.coupling.initial_energy;
+        // What the model dissipated, less what a replay with an adopted mass took back of it.
+        let model_loss = self.coupling.model_loss + dissipated - report.replayed_e_loss_excess;
+        // With a mass, E_loss never runs ahead of what the port has received (the bodies' answer
+        // to a contact integrated through a wrong mass can return energy the model took as
+        // dissipated): it follows the model up to there, and never falls. Along the motion (no
+        // mass) it is the law's integral, as the master's motion did not answer it.
+        let received =
+            self.coupling.e_port + friction_energy + self.coupling.initial_energy;
+        let mut e_loss = if report.dynamic {
+            self.e_loss.max(model_loss.min(received))
+        } else {
+            model_loss.max(self.e_loss)
+        };
+        // Once settled, whatever the port received beyond that was dissipated too (the contact
+        // stores nothing then). Where the port received less, the passivity controller takes the
+        // excess back from the bodies (beyond the model's own error, PASSIVITY_TOLERANCE of the
+        // contact's dissipation, which E_loss keeps).
         if settled && report.integral.substeps == 0 && received > e_loss {
             e_loss = received;
         }
@@ -869,6 +880,7 @@ impl ElastoGap {
         // The tangential port: the master holds f_t_mean along the v_t it set, so the friction's
         // energy over the step is what that port received.
         self.coupling.e_port += friction_energy;
+        self.coupling.model_loss = model_loss.max(e_loss);
         let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
         self.q_flow_mean = self.heat_flow(reported / h);

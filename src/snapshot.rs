@@ -22,7 +22,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// `f_mean`; whether an answer confirmed the mass, and whether the correction is robust.
 const FORMAT_VERSION: u32 = 7;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 122;
+const FIELD_COUNT: usize = 123;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -287,6 +287,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.initial_energy);
     visitor(&mut c.withheld.0);
     visitor(&mut c.withheld.1);
+    visitor(&mut c.model_loss);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
