@@ -1,8 +1,8 @@
 """The FMU's icon, its documentation plots and documentation/index.html.
 
 matplotlib draws the icon (PNG) and the plots (SVG files beside index.html); Jinja2 renders
-index.html from packaging/templates/index.html. The plots' numbers come from force_samples, which
-reads them from the built binary.
+index.html from packaging/templates/index.html (which includes force_laws.html and imports
+tables.html). The plots' numbers come from force_samples, which reads them from the built binary.
 """
 
 import io
