@@ -11,7 +11,7 @@
 #     wine, wine64 (tests/win64/run.sh runs the Windows tests).
 #   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
 #     (fmpy, fmu-manipulation-toolbox, numpy, pytest, cargo-zigbuild with ziglang, dask, distributed,
-#     matplotlib, and their dependencies).
+#     matplotlib, Jinja2, pefile, pyelftools, and their dependencies).
 #   - fmi-sim, the Rust port of fmusim from crates.io (tests/python/test_fmi_sim.py runs the FMU with
 #     it), at the pinned version below, with `cargo install --locked --debug` into cargo's bin folder,
 #     once per machine. It compiles about 200 crates, Apache Arrow among them. Unoptimized, that took
@@ -94,7 +94,7 @@ stamp="$venv/.elastogap-requirements"
 python_version() { "$1" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null; }
 wanted="$(sha256sum "$requirements" | cut -d' ' -f1) $(python_version "$python")"
 check_imports() {
-    "$venv/bin/python" -c 'import fmpy, fmpy.validation, fmu_manipulation_toolbox, numpy, pytest, ziglang, dask.distributed, matplotlib, scipy' >/dev/null 2>&1 \
+    "$venv/bin/python" -c 'import fmpy, fmpy.validation, fmu_manipulation_toolbox, numpy, pytest, ziglang, dask.distributed, matplotlib, scipy, jinja2, pefile, elftools' >/dev/null 2>&1 \
         && [ -x "$venv/bin/cargo-zigbuild" ]
 }
 
@@ -108,7 +108,7 @@ else
     fi
     say "installing pinned Python packages into .venv (packaging/requirements.txt)"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-    check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest/ziglang/dask/matplotlib/scipy do not import or cargo-zigbuild is missing"
+    check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest/ziglang/dask/matplotlib/scipy/jinja2/pefile/pyelftools do not import or cargo-zigbuild is missing"
     printf '%s\n' "$wanted" >"$stamp"
 fi
 

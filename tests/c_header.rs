@@ -2,9 +2,10 @@
 //!
 //! cbindgen writes a C header of the `extern "C"` functions in `src/fmi2/`; the system C compiler
 //! (`cc`) then compiles `tests/c/check_exports.c`, which includes the standard's `fmi2Functions.h`
-//! (copied to `tests/c/fmi2/`) first and the generated header second. C allows a function to be
-//! declared twice only with compatible types, so every signature that differs from the standard's
-//! is a "conflicting types" error.
+//! first and the generated header second. C allows a function to be declared twice only with
+//! compatible types, so every signature that differs from the standard's is a "conflicting types"
+//! error. The standard's headers are those the `fmi-sys` crate ships (and its bindings are made
+//! from), read from its source folder, which `cargo metadata` names: no copy in this tree.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -61,13 +62,62 @@ fn declared_functions(header: &str) -> BTreeSet<String> {
     names
 }
 
+/// The FMI 2.0 standard headers in the source of the `fmi-sys` package this build uses: the folder
+/// of its manifest as `cargo metadata` reports it (the registry's unpacked crate, a vendored copy or
+/// a path dependency alike), then `fmi-standard2/headers`.
+fn fmi2_standard_headers() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--locked",
+            "--manifest-path",
+        ])
+        .arg(manifest_dir().join("Cargo.toml"))
+        .output()
+        .expect("run `cargo metadata`");
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        report(&output)
+    );
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata writes JSON");
+    let manifest = metadata["packages"]
+        .as_array()
+        .expect("cargo metadata lists packages")
+        .iter()
+        .find(|package| package["name"] == "fmi-sys")
+        .and_then(|package| package["manifest_path"].as_str())
+        .expect("fmi-sys is a dependency with a manifest path");
+    let headers = Path::new(manifest)
+        .parent()
+        .expect("a manifest has a folder")
+        .join("fmi-standard2")
+        .join("headers");
+    for header in [
+        "fmi2Functions.h",
+        "fmi2FunctionTypes.h",
+        "fmi2TypesPlatform.h",
+    ] {
+        assert!(
+            headers.join(header).is_file(),
+            "{header} is not in fmi-sys's {}",
+            headers.display()
+        );
+    }
+    headers
+}
+
 /// Compiles `tests/c/check_exports.c` with the generated header taken from `header_dir`.
 fn compile_check(header_dir: &Path, object_dir: &Path) -> Output {
     let c_dir = manifest_dir().join("tests").join("c");
     Command::new("cc")
         .args(["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c"])
         .arg("-I")
-        .arg(c_dir.join("fmi2"))
+        .arg(fmi2_standard_headers())
         .arg("-I")
         .arg(header_dir)
         .arg(c_dir.join("check_exports.c"))

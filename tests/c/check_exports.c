@@ -1,8 +1,11 @@
 /* Compile-time check of the FMU's exported functions against the FMI 2.0 standard.
  *
  * Built by tests/c_header.rs with
- *     cc -std=c99 -pedantic -Wall -Wextra -Werror -I tests/c/fmi2 -I <dir of the generated header> -c
- * where elastogap_fmi2.h is the header cbindgen generates from the files of src/fmi2/.
+ *     cc -std=c99 -pedantic -Wall -Wextra -Werror -I <fmi-sys>/fmi-standard2/headers
+ *        -I <dir of the generated header> -c
+ * where <fmi-sys> is the source folder of the fmi-sys crate (cargo metadata names it), which ships
+ * the FMI 2.0 standard's headers, and elastogap_fmi2.h is the header cbindgen generates from the
+ * files of src/fmi2/.
  *
  * 1. The standard's fmi2Functions.h comes first and declares every function through its
  *    fmi2XXXTYPE typedef. The generated header then declares the same functions again with the
