@@ -103,17 +103,9 @@ pub struct Coupling {
     pub passivity_in_next: f64,
     /// The force the master held over the last step, as far as it is known (else `f_mean`).
     pub last_held: f64,
-    /// The master stepped its bodies into a contact before the FMU's first step, and no mass is
-    /// known: that contact meets the probe.
-    pub missed_contact: bool,
     /// The spring energy the contact held at the start (J; a compressed start): what it may
     /// return without having received it through the port.
     pub initial_energy: f64,
-    /// What the probe held back of the contact along the motion (impulse N.s, dissipated
-    /// energy J) in the last step: delivered in the next one where the master's answer shows no
-    /// mass to learn (a motion the master prescribes, which no force changes), dropped where the
-    /// answer gave a mass (the replay then integrates the contact).
-    pub withheld: (f64, f64),
     /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
     pub model_loss: f64,
     /// The master's relative motion as set during initialization, until the first step: a
@@ -140,12 +132,10 @@ pub struct Coupling {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Prediction {
     Known(f64),
-    /// Along the motion extrapolated from the step's end (no mass); `unanswered`: the motion is
-    /// one that no force has answered yet (after a probe), which meets the probe again.
+    /// Along the motion extrapolated from the step's end (no mass).
     Kinematic {
         start: Motion,
         h: f64,
-        unanswered: bool,
     },
     /// The coupled model's plan one step ahead, from where the master will be then.
     Dynamic {
@@ -169,24 +159,7 @@ impl Prediction {
     pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
         match *self {
             Prediction::Known(force) => force,
-            Prediction::Kinematic {
-                start,
-                h,
-                unanswered,
-            } => {
-                let integral = integrate_step(law, start, h, limits);
-                match probe(
-                    law,
-                    start,
-                    h,
-                    &integral,
-                    limits.tolerance,
-                    (true, unanswered),
-                ) {
-                    Some(probed) => probed.integral.impulse / h,
-                    None => integral.impulse / h,
-                }
-            }
+            Prediction::Kinematic { start, h } => integrate_step(law, start, h, limits).impulse / h,
             Prediction::Dynamic {
                 owed,
                 correction,
@@ -201,78 +174,10 @@ impl Prediction {
     /// Made now, so that it is computed once however often it is read.
     pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
         let force = self.force(law, limits);
+        if !force.is_finite() { eprintln!("NANPRED {self:?}"); }
         *self = Prediction::Known(force);
         force
     }
-}
-
-/// How long the probe's contact lasts, as a fraction of the step.
-const PROBE_CONTACT_FRACTION: f64 = 1e-2;
-
-/// The mass of the probe that a touch-down meets while no mass is known: a body whose contact
-/// with this law would last [`PROBE_CONTACT_FRACTION`] of the step. A real body whose contact
-/// lasts a hundredth of the step or more is at least as heavy, so the probe's impulse (at most
-/// twice its momentum) cannot throw it faster than it came; the master's answer to that impulse
-/// gives the real mass. `None` where the law gives no stiffness to scale it by.
-pub fn probe_mass<L: ContactLaw>(law: &L, h: f64) -> Option<f64> {
-    let depth = law.length_scale();
-    let (lower, upper) = law.contact_ends();
-    // Into the contact from its nearer end: below the upper one, or above the lower one of a
-    // two-sided law whose range has no room below.
-    let inside = match lower {
-        Some(lower) if upper - depth <= lower => lower + depth,
-        _ => upper - depth,
-    };
-    let stiffness = (law.evaluate(inside, 0.0).f_c / depth).abs();
-    let duration = PROBE_CONTACT_FRACTION * h;
-    let mass = stiffness * (duration / std::f64::consts::PI).powi(2);
-    (mass.is_finite() && mass > 0.0).then_some(mass)
-}
-
-/// Where no mass is known and the motion extrapolated over a step touches down inside it (or
-/// starts inside a contact that no force has `unanswered` yet), the step's contact with the probe
-/// mass instead: along the unanswered motion the impulse grows without bound with the step (a
-/// body ten contact durations into a spring), while the probe's is bounded and its answer gives
-/// the mass. `None` for a step that needs none.
-pub fn probe<L: ContactLaw>(
-    law: &L,
-    start: Motion,
-    h: f64,
-    integral: &crate::step::StepIntegral,
-    tolerance: f64,
-    (answerable, unanswered): (bool, bool),
-) -> Option<DynamicStep> {
-    let touches_down = answerable && integral.transitions().any(|transition| transition.entering);
-    let ends = law.contact_ends();
-    // On the contact's end and moving in counts as inside: no touch-down is left to locate.
-    let outside = distance_outside(ends, start.s);
-    let inside = outside < 0.0 || (outside == 0.0 && start.v < 0.0);
-    if !(touches_down || (inside && unanswered && integral.substeps > 0)) {
-        return None;
-    }
-    let mass = probe_mass(law, h)?;
-    // A motion already inside that no force has answered yet (the master stepped its bodies
-    // into the contact before the FMU was stepped) meets the probe at the contact's end: the
-    // spring energy of the depth it reached was never given to the contact.
-    let start = if inside {
-        let (lower, upper) = ends;
-        let edge = match lower {
-            Some(lower) if start.s - lower < upper - start.s => lower,
-            _ => upper,
-        };
-        Motion { s: edge, ..start }
-    } else {
-        start
-    };
-    let dynamics = Dynamics {
-        mass,
-        a_ext: start.a,
-        tolerance,
-    };
-    let probed = integrate_dynamics(law, start, dynamics, h);
-    // Out of the integrator's numeric range (a probe of a picosecond's step): none.
-    let finite = probed.integral.impulse.is_finite() && probed.integral.dissipated.is_finite();
-    finite.then_some(probed)
 }
 
 /// How the external acceleration over a step is extrapolated from the past ones; the values of the
@@ -524,6 +429,7 @@ impl Coupling {
             if steady && mass.is_none() && self.mass_estimate == 0.0 {
                 self.replay_pending = true;
                 self.mass_estimate = estimate;
+                self.mass_confirmed = true;
             }
             self.candidate = Candidate::default();
         }
@@ -572,14 +478,8 @@ impl Coupling {
         let change_within = 12.0 * bend.abs() / h1;
         let unclear = rounding + 10.0 * (trend * h1 + change_within);
         match mass {
-            // Without a mass, only an answer through a steady external acceleration (a lone
-            // body, gravity): the replay takes it as constant through the contact.
-            None if answered.abs() > rounding + 1e4 * trend * h1 => {
-                self.mass_estimate = estimate;
-                self.replay_pending = true;
-                self.mass_confirmed = true;
-                self.withheld = (0.0, 0.0);
-            }
+            // Without a mass, the estimate waits for the contact's end (`Candidate`): a master
+            // that prescribes the motion answers no force, and one step cannot tell.
             None => {}
             Some(m) => {
                 // A given mass is doubted only on an answer that also stands out of the external
@@ -630,7 +530,8 @@ impl Coupling {
         let slack = 0.25 * (now.v - initial.v).abs() * h
             + 1e-9 * (now.s.abs().max(initial.s.abs()) + mean_motion.abs());
         let plausible = (now.s - initial.s - mean_motion).abs() <= slack;
-        if self.last_h != 0.0 || !moved || !plausible {
+        // Without a mass there is nothing to replay the unseen step with.
+        if self.last_h != 0.0 || !moved || !plausible || !mass_known {
             return;
         }
         let unseen = Motion {
@@ -651,16 +552,7 @@ impl Coupling {
         self.last_next = 0.0;
         self.assumed_held = 0.0;
         self.last_contact_impulse = integral.impulse;
-        self.replay_pending = mass_known;
-        self.missed_contact = !mass_known;
-    }
-
-    /// Whether the probe's answer will tell the mass: the external acceleration has been seen
-    /// steady over the last two free steps (a lone body, gravity). Where it changes (springs,
-    /// other bodies) or is not known yet, the contact is integrated along the motion instead.
-    pub fn probe_answer_clear(&self) -> bool {
-        let [newest, before] = self.a_ext_means;
-        self.a_ext_count == 2 && (newest - before).abs() <= 1e-9 * newest.abs().max(before.abs())
+        self.replay_pending = true;
     }
 
     /// Whether the contact is over for the master and for the model: the master's motion outside

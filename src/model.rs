@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::coupling::{
-    held_over, passivity_force, probe, probe_mass, replay, Correction, Coupling, Extrapolation,
+    held_over, passivity_force, replay, Correction, Coupling, Extrapolation,
     Observed, Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
 };
 use crate::laws::{
@@ -290,8 +290,6 @@ pub struct StepReport {
     /// A contact step's answer gave this effective mass (kg), against the mass in use (kg, 0 for
     /// none), which it replaced: reported once per contact with status warning.
     pub mass_disagreement: Option<(f64, f64)>,
-    /// The first probe of a contact while no mass was known: its impulse (N.s).
-    pub probe_impulse: Option<f64>,
     /// The passivity controller's force this step (N), where the port had returned more energy
     /// than the contact dissipated.
     pub passivity_force: f64,
@@ -686,7 +684,7 @@ impl ElastoGap {
 
     /// The effective mass the step integrates with: the master's answer where it was adopted
     /// (it disagreed with `m_eff`, or no `m_eff` was given), else the parameter, else none (the
-    /// step integrates along the extrapolated motion, a touch-down meeting the probe).
+    /// step integrates along the extrapolated motion).
     pub fn effective_mass(&self) -> Option<f64> {
         if self.coupling.mass_estimate > 0.0 {
             Some(self.coupling.mass_estimate)
@@ -786,20 +784,10 @@ impl ElastoGap {
         let law = touched.as_ref().unwrap_or(law);
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
-        // After a probe no force can be predicted before the master has answered it: the body's
-        // motion along the extrapolated one would be deep in the contact by then.
-        // A master known to hold f_next gets the probe again from where the probe leaves it.
-        let probed = report.probe_impulse.is_some();
-        let kinematic_next = Prediction::Kinematic {
-            start: step_end.end,
-            h,
-            unanswered: probed,
-        };
         let next = if self.coupling.f_next_read {
             match planned_over {
                 Some(_) => self.coupling.f_next.make(law, limits),
-                None if probed && self.coupling.master_holds_next != Some(true) => 0.0,
-                None => kinematic_next.force(law, limits),
+                None => integrate_step(law, step_end.end, h, limits).impulse / h,
             }
         } else {
             0.0
@@ -863,10 +851,10 @@ impl ElastoGap {
             return Err(NonFiniteStep);
         }
         if planned_over.is_none() {
-            self.coupling.f_next = if self.coupling.f_next_read || probed {
+            self.coupling.f_next = if self.coupling.f_next_read {
                 Prediction::Known(next)
             } else {
-                kinematic_next
+                Prediction::Kinematic { start: end, h }
             };
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
@@ -880,7 +868,12 @@ impl ElastoGap {
         // The tangential port: the master holds f_t_mean along the v_t it set, so the friction's
         // energy over the step is what that port received.
         self.coupling.e_port += friction_energy;
-        self.coupling.model_loss = model_loss.max(e_loss);
+        // Settled, the model's account takes up what the port received too.
+        self.coupling.model_loss = if settled && report.integral.substeps == 0 {
+            model_loss.max(received)
+        } else {
+            model_loss
+        };
         let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
         self.q_flow_mean = self.heat_flow(reported / h);
@@ -959,7 +952,7 @@ impl ElastoGap {
     }
 
     fn kinematic_step<L: ContactLaw>(
-        &mut self,
+        &self,
         law: &L,
         h: f64,
         limits: SubstepLimits,
@@ -974,42 +967,11 @@ impl ElastoGap {
         if let Some((start, end)) = report.integral.contact_within() {
             report.contact_within_step = Some(end - start);
         }
-        // A contact the master's bodies were stepped into before the FMU's first step has had no
-        // answer: it meets the probe too (a contact under way at the start is integrated).
-        let unanswered = self.coupling.missed_contact;
-        self.coupling.missed_contact = false;
-        let answerable = self.coupling.probe_answer_clear();
-        let probed = probe(
-            law,
-            start,
-            h,
-            &report.integral,
-            limits.tolerance,
-            (answerable, unanswered),
-        );
-        let dynamics = probed.map(|_| Dynamics {
-            mass: probe_mass(law, h).unwrap_or(0.0),
-            a_ext: start.a,
-            tolerance: limits.tolerance,
-        });
-        // What a probe held back the step before is delivered now where the master's answer
-        // told no mass (the observation cleared it where it told one).
-        let (late_impulse, late_dissipated) = std::mem::take(&mut self.coupling.withheld);
-        if let Some(probed) = probed {
-            self.coupling.withheld = (
-                report.integral.impulse - probed.integral.impulse,
-                report.integral.dissipated - probed.integral.dissipated,
-            );
-            report.integral = probed.integral;
-            report.probe_impulse = Some(probed.integral.impulse);
-        }
-        report.integral.impulse += late_impulse;
-        report.integral.dissipated += late_dissipated;
         StepEnd {
             planned_f_mean: None,
             end: start.at(h),
             start,
-            dynamics,
+            dynamics: None,
         }
     }
 
@@ -1023,7 +985,10 @@ impl ElastoGap {
         report: &mut StepReport,
     ) -> StepEnd {
         let time = self.time;
-        let deficit = self.e_loss - self.coupling.e_port - self.coupling.initial_energy;
+        // What the model says the contact dissipated (a replay corrects it; E_loss, which never
+        // falls, may still hold an over-report of a contact integrated along the motion).
+        let deficit =
+            self.coupling.model_loss - self.coupling.e_port - self.coupling.initial_energy;
         let deficit = if deficit > PASSIVITY_TOLERANCE * self.coupling.episode.dissipated.abs() {
             deficit
         } else {
@@ -1038,18 +1003,12 @@ impl ElastoGap {
             1 => Extrapolation::Constant,
             _ => Extrapolation::Linear,
         };
-        // A supplied input derivative is the master's relative acceleration at the step start,
-        // with the contact's force there in it (the direct feedthrough `f` it read to make it).
-        let force_now = law
-            .evaluate(
-                self.inputs.s_b - self.inputs.s_a,
-                self.inputs.v_b - self.inputs.v_a,
-            )
-            .f;
         let coupling = &mut self.coupling;
+        // A supplied input derivative is the master's relative acceleration at the step start,
+        // with the force it held over the last step in it.
         let supplied = match (self.supplied.a, self.supplied.b) {
             (None, None) => None,
-            (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + force_now / mass),
+            (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + coupling.last_force / mass),
         };
         let a_ext = supplied.unwrap_or_else(|| coupling.a_ext(extrapolation, time, h));
         let dynamics = Dynamics {
@@ -1063,22 +1022,21 @@ impl ElastoGap {
             a: a_ext,
         };
         if coupling.replay_pending {
-            // The contact so far was integrated with another mass (or probed without one);
+            // The contact so far was integrated with another mass (or along the motion);
             // replayed with the adopted one, it tells where the master should be now, and the
             // correction takes it there. A contact the steps resolve (more than a few of them)
             // goes on from the master's motion: each of its steps was integrated from there.
             let episode = coupling.episode;
             let duration = time - episode.start.time;
-            let recent = duration <= (MAX_STEPS_OF_AN_UNRESOLVED_CONTACT + 1) as f64 * h;
-            if episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT
-                && duration > 0.0
-                && recent
-            {
+            if episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT && duration > 0.0 {
                 let replayed = replay(law, &episode, dynamics, duration);
                 coupling.owed_s = replayed.end.s - master.s;
                 coupling.owed_v = replayed.end.v - master.v;
+                // A given m_eff that the answer contradicted: the velocity is wrong by the whole
+                // contact's error, corrected dead-beat. Without a mass the first contact's
+                // correction takes the usual three steps.
                 coupling.correction = Correction {
-                    dead_beat: true,
+                    dead_beat: self.parameters.m_eff > 0.0,
                     ..Correction::default()
                 };
                 report.replayed_owed = Some((coupling.owed_s, coupling.owed_v));

@@ -22,7 +22,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// `f_mean`; whether an answer confirmed the mass, and whether the correction is robust.
 const FORMAT_VERSION: u32 = 7;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 123;
+const FIELD_COUNT: usize = 120;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -281,12 +281,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut robust);
     c.mass_confirmed = confirmed != 0.0;
     c.correction.robust = robust != 0.0;
-    let mut missed = flag(c.missed_contact);
-    visitor(&mut missed);
-    c.missed_contact = missed != 0.0;
     visitor(&mut c.initial_energy);
-    visitor(&mut c.withheld.0);
-    visitor(&mut c.withheld.1);
     visitor(&mut c.model_loss);
 }
 
@@ -377,7 +372,6 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(115, 0.0, 1.0); // f_mean read
     check_integer_slot(116, 0.0, 1.0); // mass confirmed
     check_integer_slot(117, 0.0, 1.0); // robust correction
-    check_integer_slot(118, 0.0, 1.0); // a contact missed before the first step
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
@@ -434,8 +428,6 @@ mod tests {
         let mut model = ElastoGap::new(Interface::CoSimulation, 0.25);
         model.parameters.spring.c = 1e4;
         model.parameters.use_heat_port = true;
-        // In free flight: a step into the contact without a mass would meet the probe, whose
-        // f_next is made at once.
         model.inputs.s_b = 0.5;
         model.inputs.v_b = -1.0;
         model.supplied.b = Some(3.5);

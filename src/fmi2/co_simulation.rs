@@ -130,14 +130,6 @@ impl Instance {
             );
             self.logger.log(OK, Category::Coupling, &message);
         }
-        if let Some(impulse) = report.probe_impulse {
-            let message = format!(
-                "t = {}: a contact starts inside the step while no effective mass is known: it meets a probe of {} N.s (a light body's contact), and the master's answer to it gives the mass",
-                Number(time),
-                Number(impulse)
-            );
-            self.logger.log(OK, Category::Coupling, &message);
-        }
         if report.passivity_force != 0.0 {
             let message = format!(
                 "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
