@@ -459,3 +459,53 @@ def test_case4_body_not_alone(fmu_path, body_fmu, gap_outputs, cofmupy_python, t
         report.check(job["name"], "position |s - s_exact|/stroke", error / stroke, 0.02)
         check_port_energy(report, job["name"], result, body["s0"], s, e0)
     report.finish()
+
+
+# ------------------------------------------------------------------------------------------------
+# The body FMU itself, without the gap (FMPy drives it): what the cases above take for granted
+# ------------------------------------------------------------------------------------------------
+
+
+def simulate_body(body_fmu, body, force, step, stop):
+    from fmpy import simulate_fmu
+
+    from gap_law import structured_input
+
+    t = np.array([0.0, stop])
+    return simulate_fmu(
+        body_fmu,
+        start_values={**BODY_DEFAULTS, **body},
+        input=structured_input(t, {"f_flange": np.full(2, force)}),
+        output=["s", "v", "s2", "v2"],
+        step_size=step,
+        stop_time=stop,
+    )
+
+
+def test_body_fmu_lone_body_is_exact(body_fmu):
+    """A held force on a lone body: s0 + v0*t - f/(2m)*t^2 at every point, whatever the step."""
+    body = dict(m=2.0, s0=0.03, v0=-0.8)
+    result = simulate_body(body_fmu, body, force=-5.0, step=0.037, stop=1.0)
+    t = result["time"]
+    acceleration = 5.0 / body["m"]
+    s_exact = body["s0"] + body["v0"] * t + 0.5 * acceleration * t**2
+    np.testing.assert_allclose(result["s"], s_exact, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(result["v"], body["v0"] + acceleration * t, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_body_fmu_matches_the_reference_away_from_the_stop(body_fmu, system):
+    """Case 4's systems with the stop moved out of reach (s_rel0 far below) and a drive added where
+    there is none (else the two bodies would just coast together): the FMU's RK4 and the reference's
+    DOP853 integrate the same springs, masses and drive, to 1e-7 of the motion's range."""
+    body, t_stop = SYSTEMS[system]
+    if "F0" not in body:
+        body = dict(body, F0=3.0, omega=30.0)
+    gap = dict(c=1e5, d=damping(1e5), n=1.0, s_rel0=-10.0)
+    solution, contacts = reference(gap, body, t_stop)
+    assert not contacts
+    result = simulate_body(body_fmu, body, force=0.0, step=0.01, stop=t_stop)
+    exact = solution(result["time"])
+    for row, name in enumerate(["s", "v", "s2", "v2"]):
+        tolerance = 1e-7 * np.ptp(exact[row])
+        np.testing.assert_allclose(result[name], exact[row], rtol=0, atol=tolerance, err_msg=name)

@@ -10,6 +10,7 @@
  * Over a step the held force is constant. A lone body (no spring, no drive) is integrated exactly;
  * otherwise with classical RK4 in substeps of at most h_sub, with the drive evaluated at the
  * substep's stages. Start: s0, v0; body 2 at s0 + L12 with v0 (spring relaxed, moving together).
+ * Without body 2 (m2 = 0) its outputs s2, v2 follow body 1: s + L12, v.
  *
  * Only what an FMI 2.0 master needs for co-simulation is implemented; the optional functions exist
  * (importers resolve them all) and return fmi2Error.
@@ -89,6 +90,11 @@ static void advance(Body *b, double t, double h) {
     int n = (int)ceil(h / p[VR_H_SUB]);
     if (n < 1) n = 1;
     for (int i = 0; i < n; i++) rk4(b, t + i * h / n, h / n);
+    if (p[VR_M2] <= 0.0) {
+        /* No body 2: s2, v2 follow body 1. */
+        b->s2 = b->s + p[VR_L12];
+        b->v2 = b->v;
+    }
 }
 
 static double *real_slot(Body *b, fmi2ValueReference vr) {
