@@ -57,7 +57,8 @@ METHODS = {
     "GS body first": ("gauss_seidel", 0, "f_mean", ["body", "gap"]),
 }
 
-# Body FMU parameters left at 0 (no spring, no second body, no drive) unless a system sets them.
+# Body FMU parameters: no spring, no second body, no drive unless a system sets them (L12 then only
+# places the outputs s2 = s + L12).
 BODY_DEFAULTS = dict(m2=0.0, k12=0.0, L12=0.1, k1=0.0, s_anchor=0.0, F0=0.0, omega=0.0)
 
 
@@ -127,7 +128,7 @@ def run_spec(fmu_path, body_fmu, method, gap_parameters, body, step, steps, gap_
     gap_init = dict(gap_parameters)
     # cofmupy reads no output before the first step: the gap starts from the body's start state.
     gap_init.update({"flange_b.s": body["s0"], "flange_b.v": body["v0"]})
-    record_gap = ["E_loss", "contact"] + (["E_port"] if "E_port" in gap_outputs else [])
+    record_gap = ["E_loss"] + (["E_port"] if "E_port" in gap_outputs else [])
     return {
         "fmus": [
             {"id": "gap", "path": fmu_path, "initialization": gap_init},
