@@ -12,6 +12,9 @@
 #   - The project's Python venv `.venv` with the pinned versions of packaging/requirements.txt
 #     (fmpy, fmu-manipulation-toolbox, numpy, pytest, cargo-zigbuild with ziglang, dask, distributed,
 #     matplotlib, Jinja2, pefile, pyelftools, and their dependencies).
+#   - A second venv `.venv-cofmupy` with cofmupy 1.0.0 and its dependencies, pinned in
+#     packaging/requirements-cofmupy.txt (tests/python/test_cofmupy.py runs it in a subprocess):
+#     cofmupy requires fmpy 0.3.20, .venv has 0.3.32. About 0.9 GB (streamlit, pyarrow, scikit-learn).
 #   - fmi-sim, the Rust port of fmusim from crates.io (tests/python/test_fmi_sim.py runs the FMU with
 #     it), at the pinned version below, with `cargo install --locked --debug` into cargo's bin folder,
 #     once per machine. It compiles about 200 crates, Apache Arrow among them. Unoptimized, that took
@@ -110,6 +113,27 @@ else
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
     check_imports || die "the venv .venv was set up but fmpy/fmu-manipulation-toolbox/numpy/pytest/ziglang/dask/matplotlib/scipy/jinja2/pefile/pyelftools do not import or cargo-zigbuild is missing"
     printf '%s\n' "$wanted" >"$stamp"
+fi
+
+# --- cofmupy's venv -------------------------------------------------------------------------------
+# Its own venv: cofmupy 1.0.0 pins fmpy==0.3.20, which .venv's fmpy 0.3.32 excludes.
+cofmupy_venv="$root/.venv-cofmupy"
+cofmupy_requirements="$root/packaging/requirements-cofmupy.txt"
+cofmupy_stamp="$cofmupy_venv/.elastogap-requirements"
+cofmupy_wanted="$(sha256sum "$cofmupy_requirements" | cut -d' ' -f1) $(python_version "$python")"
+if [ -f "$cofmupy_stamp" ] && [ "$(cat "$cofmupy_stamp")" = "$cofmupy_wanted" ] \
+    && "$cofmupy_venv/bin/python" -c 'import cofmupy' >/dev/null 2>&1; then
+    say "venv .venv-cofmupy up to date"
+else
+    if [ "$(python_version "$cofmupy_venv/bin/python")" != "$(python_version "$python")" ]; then
+        say "creating venv .venv-cofmupy with $python"
+        rm -rf "$cofmupy_venv"
+        "$python" -m venv "$cofmupy_venv"
+    fi
+    say "installing cofmupy and its pinned dependencies into .venv-cofmupy (packaging/requirements-cofmupy.txt)"
+    "$cofmupy_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$cofmupy_requirements"
+    "$cofmupy_venv/bin/python" -c 'import cofmupy' >/dev/null 2>&1 || die "the venv .venv-cofmupy was set up but cofmupy does not import"
+    printf '%s\n' "$cofmupy_wanted" >"$cofmupy_stamp"
 fi
 
 # --- fmi-sim, an importer the tests use -----------------------------------------------------------
