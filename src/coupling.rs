@@ -174,7 +174,9 @@ impl Prediction {
     /// Made now, so that it is computed once however often it is read.
     pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
         let force = self.force(law, limits);
-        if !force.is_finite() { eprintln!("NANPRED {self:?}"); }
+        if !force.is_finite() {
+            eprintln!("NANPRED {self:?}");
+        }
         *self = Prediction::Known(force);
         force
     }
@@ -198,6 +200,17 @@ pub struct Candidate {
     /// The contact window's length (s) and the velocity change it answered with (m/s).
     pub duration: f64,
     pub answered: f64,
+}
+
+/// One step's answer: the force the master held over it, the external acceleration taken for
+/// it and how much that changed over the step before, the velocity change it reported.
+#[derive(Clone, Copy, Debug)]
+struct Answer {
+    force: f64,
+    a_before: f64,
+    trend: f64,
+    dv: f64,
+    h: f64,
 }
 
 /// What `observe` learned at a step start.
@@ -325,6 +338,7 @@ impl Coupling {
         // Before this step's mean joins them: a contact's first step measures the external
         // acceleration only through the mass it is to test.
         let a_ext_before_step = self.a_ext_before_contact();
+        let trend_before_step = self.a_ext_trend();
         let mut learned_mean = false;
         if let Some(force_acceleration) = from_force {
             let mean = dv / h1 + force_acceleration;
@@ -367,7 +381,14 @@ impl Coupling {
             } else {
                 a_ext_before_step
             };
-            self.learn_from_answer(&mut learned, force, a_before, dv, h1, now, mass);
+            let answer = Answer {
+                force,
+                a_before,
+                trend: trend_before_step,
+                dv,
+                h: h1,
+            };
+            self.learn_from_answer(&mut learned, answer, now, mass);
         }
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
@@ -442,17 +463,20 @@ impl Coupling {
     /// (or the step). Adopted where no mass is known (the first contact's bounded probe impulse is
     /// there to be answered) or where it disagrees with the mass in use by more than
     /// [`DISAGREEMENT`]; then the contact is replayed with it.
-    #[allow(clippy::too_many_arguments)]
     fn learn_from_answer(
         &mut self,
         learned: &mut Learned,
-        force: f64,
-        a_before: f64,
-        dv: f64,
-        h1: f64,
+        answer: Answer,
         now: Observed,
         mass: Option<f64>,
     ) {
+        let Answer {
+            force,
+            a_before,
+            trend,
+            dv,
+            h: h1,
+        } = answer;
         if force == 0.0 {
             return;
         }
@@ -465,12 +489,7 @@ impl Coupling {
         self.last_estimate = estimate;
         // The estimate takes the external acceleration as it was before: an answer counts where
         // it stands well out of what that acceleration changed by over the last step (a spring
-        // behind the body, a drive), as far as the last two free steps tell.
-        let trend = if self.a_ext_count == 2 {
-            (self.a_ext_means[0] - self.a_ext_means[1]).abs()
-        } else {
-            0.0
-        };
+        // behind the body, a drive), as far as the two steps before tell (`trend`).
         // Within the step, an external acceleration that changes (linearly, as a spring's does)
         // bends the master's position off the parabola its velocities span, by a twelfth of the
         // change times h^2: what it changed by over the step follows from the positions.
@@ -566,6 +585,15 @@ impl Coupling {
             && self.correction.count == 0
             && owed_nothing
             && distance_outside(law.contact_ends(), now.s) >= 0.0
+    }
+
+    /// How much the external acceleration changed between the last two steps it is known for.
+    fn a_ext_trend(&self) -> f64 {
+        if self.a_ext_count == 2 {
+            (self.a_ext_means[0] - self.a_ext_means[1]).abs()
+        } else {
+            0.0
+        }
     }
 
     /// The external acceleration of the free step before a contact: the newest mean, which the

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use crate::coupling::{
-    held_over, passivity_force, replay, Correction, Coupling, Extrapolation,
-    Observed, Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
+    held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Prediction,
+    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
 };
 use crate::laws::{
     distance_outside, distance_outside_and_rate, spring_work, ContactLaw, ForceLaw, Forces,
@@ -802,8 +802,7 @@ impl ElastoGap {
         // to a contact integrated through a wrong mass can return energy the model took as
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
-        let received =
-            self.coupling.e_port + friction_energy + self.coupling.initial_energy;
+        let received = self.coupling.e_port + friction_energy + self.coupling.initial_energy;
         let mut e_loss = if report.dynamic {
             self.e_loss.max(model_loss.min(received))
         } else {

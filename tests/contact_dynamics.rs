@@ -341,3 +341,63 @@ fn a_known_mass_is_at_least_as_accurate_as_none_at_steps_below_a_tenth_of_the_co
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// `E_port` is the work the held force did on the master's bodies, from the master's own
+/// positions: after the gap's step from `t_k` it holds the steps up to `t_k`, whatever `m_eff`
+/// says. Once the contact is over `E_loss` equals it, and with an `m_eff` off by 2x (the FMU
+/// adopts the master's answer, replays the contact and corrects it) both equal the energy the
+/// exact impact dissipates, and so does the rebound.
+#[test]
+fn the_port_energy_is_the_held_forces_work_and_e_loss_ends_equal_to_it() {
+    let fmu = Fmu::load_default();
+    let (c, d) = (1e4, 20.0);
+    let t_c = contact_duration(1.0, c);
+    let mut failures = Vec::new();
+    for m_eff in [1.0, 2.0, 0.5] {
+        for ratio in [0.5, 3.0, 30.0] {
+            let h = ratio * t_c;
+            let steps = (4.0 * t_c / h).ceil() as usize + 8;
+            let x0 = 2.5 * h;
+            let exact = exact_impact(c, d, x0, h, steps);
+            let body = MasterBody::new(1.0, x0, -1.0, &free);
+            let run = cosimulate(
+                &fmu,
+                Gap { c, d, m_eff },
+                &body,
+                Master::GaussSeidel,
+                h,
+                steps,
+                1,
+            );
+            let label = format!("m_eff = {m_eff}, h = {ratio} T_c");
+            for k in 1..run.len() - 1 {
+                let fmu_port = run[k].e_port.expect("the FMU has E_port");
+                let master_port = run[k - 1].port_energy;
+                if (fmu_port - master_port).abs() > 1e-9 * master_port.abs() + 1e-12 {
+                    failures.push(format!(
+                        "{label}, step {k}: E_port {fmu_port} vs {master_port}"
+                    ));
+                }
+            }
+            let last = run[run.len() - 2];
+            let (e_port, e_loss) = (last.e_port.unwrap(), last.e_loss);
+            let rebound = run.last().unwrap().v / (-1.0);
+            println!(
+                "{label}: E_port {e_port:.9} J, E_loss {e_loss:.9} J, exact {:.9} J; rebound {:.9}, exact {:.9}",
+                exact.dissipated, -rebound, exact.restitution
+            );
+            if (e_loss - e_port).abs() > 1e-9 * e_port {
+                failures.push(format!("{label}: E_loss {e_loss} but E_port {e_port}"));
+            }
+            if relative_error(e_port, exact.dissipated) > 1e-6
+                || relative_error(-rebound, exact.restitution) > 1e-6
+            {
+                failures.push(format!(
+                    "{label}: E_port {e_port} rebound {} against {} and {}",
+                    -rebound, exact.dissipated, exact.restitution
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
