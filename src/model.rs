@@ -758,7 +758,11 @@ impl ElastoGap {
         // the port received and the contact did not report dissipated was dissipated all the
         // same (no energy is stored), and whatever it returned beyond that is the passivity
         // controller's to take back.
-        let settled = self.coupling.is_settled(law, observed, h);
+        // A two-sided contact range (the Gap Force) can be left at the other end, its spring and
+        // preload having done net work that no dissipation accounts for: there the port's energy
+        // does not end equal to the losses, and E_loss stays the model's (as before E_port).
+        let one_sided = law.contact_ends().0.is_none();
+        let settled = one_sided && self.coupling.is_settled(law, observed, h);
         // What a master that steps all units at once holds over this step: the f_next it read.
         let next_before = if self.coupling.f_next_read {
             Some(self.coupling.f_next.make(law, limits))
@@ -803,7 +807,7 @@ impl ElastoGap {
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
         let received = self.coupling.e_port + friction_energy + self.coupling.initial_energy;
-        let mut e_loss = if report.dynamic {
+        let mut e_loss = if report.dynamic && one_sided {
             self.e_loss.max(model_loss.min(received))
         } else {
             model_loss.max(self.e_loss)
