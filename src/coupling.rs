@@ -227,6 +227,10 @@ pub struct Learned {
 /// FMU warns.
 pub const DISAGREEMENT: f64 = 0.1;
 
+/// ... and beyond which it adopts an answer through a steady external acceleration (a lone body,
+/// gravity), which is exact to rounding.
+pub const STEADY_ADOPTION: f64 = 0.005;
+
 /// ... and beyond which it adopts the answer and replays the contact with it. Below, the answer
 /// of a body pushed by springs or a drive during the contact is off by as much (the estimate
 /// takes the external acceleration as it was before), and a given `m_eff` stays.
@@ -495,7 +499,12 @@ impl Coupling {
         // change times h^2: what it changed by over the step follows from the positions.
         let bend = now.s - self.last.s - 0.5 * (now.v + self.last.v) * h1;
         let change_within = 12.0 * bend.abs() / h1;
-        let unclear = rounding + 10.0 * (trend * h1 + change_within);
+        let variation = trend * h1 + change_within;
+        let unclear = rounding + 10.0 * variation;
+        // An external acceleration seen constant (a lone body, gravity) makes the answer exact:
+        // then even a small disagreement is the mass's.
+        let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
+        let adoption = if steady { STEADY_ADOPTION } else { ADOPTION };
         match mass {
             // Without a mass, the estimate waits for the contact's end (`Candidate`): a master
             // that prescribes the motion answers no force, and one step cannot tell.
@@ -508,7 +517,7 @@ impl Coupling {
                 if clear {
                     self.mass_confirmed = true;
                 }
-                if clear && (estimate / m - 1.0).abs() > ADOPTION {
+                if clear && (estimate / m - 1.0).abs() > adoption {
                     // The step's external acceleration was measured through the wrong mass:
                     // the estimate took it as before the contact.
                     if self.a_ext_count > 0 {
