@@ -218,8 +218,8 @@ struct Answer {
 pub struct Learned {
     /// A contact ended in the last step and gave this mass estimate.
     pub new_estimate: Option<f64>,
-    /// A contact step's answer gave an effective mass (first) that disagrees with the mass in use
-    /// (second; 0 for none) by more than [`DISAGREEMENT`].
+    /// A step's answer gave an effective mass (first) that disagrees with the given or adopted
+    /// mass in use (second) by more than [`DISAGREEMENT`].
     pub disagreement: Option<(f64, f64)>,
 }
 
@@ -227,14 +227,11 @@ pub struct Learned {
 /// FMU warns.
 pub const DISAGREEMENT: f64 = 0.1;
 
-/// ... and beyond which it adopts an answer through a steady external acceleration (a lone body,
-/// gravity), which is exact to rounding.
+/// The disagreement beyond which the FMU adopts an answer through a steady external acceleration
+/// (a lone body, gravity), which is exact to rounding. Any other answer is adopted only beyond
+/// [`DISAGREEMENT`]: a body pushed by springs or a drive during the contact answers a few per cent
+/// off (the estimate takes the external acceleration as it was before), and a given `m_eff` stays.
 pub const STEADY_ADOPTION: f64 = 0.005;
-
-/// ... and beyond which it adopts the answer and replays the contact with it. Below, the answer
-/// of a body pushed by springs or a drive during the contact is off by as much (the estimate
-/// takes the external acceleration as it was before), and a given `m_eff` stays.
-pub const ADOPTION: f64 = DISAGREEMENT;
 
 impl Coupling {
     /// Takes in the master's motion at a step start: the external acceleration of the last step
@@ -464,9 +461,11 @@ impl Coupling {
 
     /// What one step's answer says of the mass: the force the master held over it against the
     /// velocity change it caused, the external acceleration taken as it was before the contact
-    /// (or the step). Adopted where no mass is known (the first contact's bounded probe impulse is
-    /// there to be answered) or where it disagrees with the mass in use by more than
-    /// [`DISAGREEMENT`]; then the contact is replayed with it.
+    /// (or the step). Published as `m_eff_estimate`; where a mass is in use and the answer stands
+    /// out clearly, adopted beyond [`STEADY_ADOPTION`] or [`DISAGREEMENT`] (warned beyond the
+    /// latter), and the contact is then replayed with it. Without a mass the estimate waits for
+    /// the contact's end (`Candidate`): a master that prescribes the motion answers no force, and
+    /// one step cannot tell.
     fn learn_from_answer(
         &mut self,
         learned: &mut Learned,
@@ -491,6 +490,9 @@ impl Coupling {
             return;
         }
         self.last_estimate = estimate;
+        let Some(m) = mass else {
+            return;
+        };
         // The estimate takes the external acceleration as it was before: an answer counts where
         // it stands well out of what that acceleration changed by over the last step (a spring
         // behind the body, a drive), as far as the two steps before tell (`trend`).
@@ -504,42 +506,40 @@ impl Coupling {
         // An external acceleration seen constant (a lone body, gravity) makes the answer exact:
         // then even a small disagreement is the mass's.
         let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
-        let adoption = if steady { STEADY_ADOPTION } else { ADOPTION };
-        match mass {
-            // Without a mass, the estimate waits for the contact's end (`Candidate`): a master
-            // that prescribes the motion answers no force, and one step cannot tell.
-            None => {}
-            Some(m) => {
-                // A given mass is doubted only on an answer that also stands out of the external
-                // acceleration itself, and never by more than a factor of four in one answer.
-                let clear = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
-                    && (0.25..=4.0).contains(&(estimate / m));
-                if clear {
-                    self.mass_confirmed = true;
-                }
-                if clear && (estimate / m - 1.0).abs() > adoption {
-                    // The step's external acceleration was measured through the wrong mass:
-                    // the estimate took it as before the contact.
-                    if self.a_ext_count > 0 {
-                        self.a_ext_means[0] = a_before;
-                    }
-                    let disagrees = (estimate / m - 1.0).abs() > DISAGREEMENT;
-                    if disagrees && !self.disagreement_reported {
-                        learned.disagreement = Some((estimate, m));
-                        self.disagreement_reported = true;
-                    }
-                    self.mass_estimate = estimate;
-                    self.replay_pending = true;
-                }
+        let adoption = if steady {
+            STEADY_ADOPTION
+        } else {
+            DISAGREEMENT
+        };
+        // A mass in use is doubted only on an answer that also stands out of the external
+        // acceleration itself, and never by more than a factor of four in one answer.
+        let clear = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
+            && (0.25..=4.0).contains(&(estimate / m));
+        if !clear {
+            return;
+        }
+        self.mass_confirmed = true;
+        let disagreement = (estimate / m - 1.0).abs();
+        if disagreement > adoption {
+            // The step's external acceleration was measured through the wrong mass: the estimate
+            // took it as before the contact.
+            if self.a_ext_count > 0 {
+                self.a_ext_means[0] = a_before;
             }
+            if disagreement > DISAGREEMENT && !self.disagreement_reported {
+                learned.disagreement = Some((estimate, m));
+                self.disagreement_reported = true;
+            }
+            self.mass_estimate = estimate;
+            self.replay_pending = true;
         }
     }
 
     /// Before the first step: where the master moved its bodies since initialization by one
     /// step (it stepped them first), that step is taken as one the master held no force over,
     /// from the initial motion. A contact the motion met in it opens the contact episode there,
-    /// to be replayed with the mass (at once where one is known, after the probe's answer where
-    /// not), so that the impulse the master missed is delivered in the following steps.
+    /// to be replayed with the mass at once, so that the impulse the master missed is delivered
+    /// in the following steps. Without a mass nothing is replayed.
     pub fn begin_after_unseen_step<L: ContactLaw>(
         &mut self,
         law: &L,
@@ -747,8 +747,7 @@ impl Correction {
                 remaining: [self.remaining[1], 0.0],
                 count: self.count - 1,
                 expected: self.expected,
-                dead_beat: false,
-                robust: false,
+                ..Correction::default()
             };
             return (self.remaining[0], rest);
         }
@@ -791,9 +790,7 @@ impl Correction {
                 Correction {
                     remaining: [w2, 0.0],
                     count: 1,
-                    expected: (0.0, 0.0),
-                    dead_beat: false,
-                    robust: false,
+                    ..Correction::default()
                 },
             );
         }
@@ -805,9 +802,7 @@ impl Correction {
             Correction {
                 remaining: [w2, w3],
                 count: 2,
-                expected: (0.0, 0.0),
-                dead_beat: false,
-                robust: false,
+                ..Correction::default()
             },
         )
     }

@@ -291,8 +291,9 @@ pub struct StepReport {
     /// none), which it replaced: reported once per contact with status warning.
     pub mass_disagreement: Option<(f64, f64)>,
     /// The passivity controller's force this step (N), where the port had returned more energy
-    /// than the contact dissipated.
+    /// than the contact dissipated, and that excess (J).
     pub passivity_force: f64,
+    pub passivity_deficit: f64,
 }
 
 /// The end of a step, checked before the instance takes it.
@@ -757,10 +758,9 @@ impl ElastoGap {
         // Settled: no contact under way for the master or the model, nothing owed. Then whatever
         // the port received and the contact did not report dissipated was dissipated all the
         // same (no energy is stored), and whatever it returned beyond that is the passivity
-        // controller's to take back.
-        // A two-sided contact range (the Gap Force) can be left at the other end, its spring and
-        // preload having done net work that no dissipation accounts for: there the port's energy
-        // does not end equal to the losses, and E_loss stays the model's (as before E_port).
+        // controller's to take back. Not for a two-sided contact range (the Gap Force): left at
+        // its other end, its spring and preload have done net work that no dissipation accounts
+        // for, so there E_loss stays the model's.
         let one_sided = law.contact_ends().0.is_none();
         let settled = one_sided && self.coupling.is_settled(law, observed, h);
         // What a master that steps all units at once holds over this step: the f_next it read.
@@ -816,7 +816,8 @@ impl ElastoGap {
         // stores nothing then). Where the port received less, the passivity controller takes the
         // excess back from the bodies (beyond the model's own error, PASSIVITY_TOLERANCE of the
         // contact's dissipation, which E_loss keeps).
-        if settled && report.integral.substeps == 0 && received > e_loss {
+        let settled_through = settled && report.integral.substeps == 0;
+        if settled_through && received > e_loss {
             e_loss = received;
         }
         // Every output the step leaves must be finite: a finite `f` can still come with an
@@ -872,7 +873,7 @@ impl ElastoGap {
         // energy over the step is what that port received.
         self.coupling.e_port += friction_energy;
         // Settled, the model's account takes up what the port received too.
-        self.coupling.model_loss = if settled && report.integral.substeps == 0 {
+        self.coupling.model_loss = if settled_through {
             model_loss.max(received)
         } else {
             model_loss
@@ -1071,19 +1072,16 @@ impl ElastoGap {
             h,
             passivity,
         );
-        // A master that steps all units at once holds the f_next it read before this step.
-        let held = match (coupling.master_holds_next, next_before) {
-            (Some(true), Some(next)) => next,
-            _ => plan.force,
+        // A master that steps all units at once holds the f_next it read before this step, with
+        // the passivity controller's part predicted then.
+        let (held, passivity_held) = match (coupling.master_holds_next, next_before) {
+            (Some(true), Some(next)) => (next, coupling.passivity_in_next),
+            _ => (plan.force, plan.passivity),
         };
         coupling.assumed_held = held;
         let master_next = held_over(master, a_ext - held / mass, h);
         // The passivity controller's part of the held force moves the master, not the model:
         // what stays owed is the model against the master without it.
-        let passivity_held = match (coupling.master_holds_next, next_before) {
-            (Some(true), Some(_)) => coupling.passivity_in_next,
-            _ => plan.passivity,
-        };
         let undamped = held_over(master, a_ext - (held - passivity_held) / mass, h);
         let owed = (plan.step.end.s - undamped.s, plan.step.end.v - undamped.v);
         (coupling.owed_s, coupling.owed_v) = owed;
@@ -1128,6 +1126,7 @@ impl ElastoGap {
         };
         report.integral = plan.step.integral;
         report.passivity_force = plan.passivity;
+        report.passivity_deficit = deficit;
         report.dynamic = true;
         StepEnd {
             planned_f_mean: Some(plan.force),

@@ -37,6 +37,13 @@ pub const HEADER_SIZE: usize = MAGIC.len() + 4;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 
+/// Visits a flag as 0 or 1.
+fn visit_flag(visitor: &mut dyn FnMut(&mut f64), flag: &mut bool) {
+    let mut value = f64::from(u8::from(*flag));
+    visitor(&mut value);
+    *flag = value != 0.0;
+}
+
 /// Visits every field of the state in the one order used for both writing and reading.
 fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let flag = |present: bool| f64::from(u8::from(present));
@@ -139,9 +146,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut a_ext_count = c.a_ext_count as f64;
     visitor(&mut a_ext_count);
     c.a_ext_count = a_ext_count as usize;
-    let mut episode_open = flag(c.episode.open);
-    visitor(&mut episode_open);
-    c.episode.open = episode_open != 0.0;
+    visit_flag(visitor, &mut c.episode.open);
     for value in [
         &mut c.episode.start.time,
         &mut c.episode.start.s,
@@ -152,9 +157,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
-    let mut replay_pending = flag(c.replay_pending);
-    visitor(&mut replay_pending);
-    c.replay_pending = replay_pending != 0.0;
+    visit_flag(visitor, &mut c.replay_pending);
     // Written made (see `write`), read back as made.
     let mut f_next = match c.f_next {
         Prediction::Known(force) => force,
@@ -197,9 +200,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
-    let mut f_next_read = flag(c.f_next_read);
-    visitor(&mut f_next_read);
-    c.f_next_read = f_next_read != 0.0;
+    visit_flag(visitor, &mut c.f_next_read);
 
     let o = &mut model.parameters.options;
     let mut force_law = f64::from(o.force_law);
@@ -253,16 +254,10 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let c = &mut model.coupling;
     visitor(&mut c.e_port);
     visitor(&mut c.passivity_in_next);
-    let mut reported = flag(c.disagreement_reported);
-    let mut dead_beat = flag(c.correction.dead_beat);
-    visitor(&mut reported);
-    visitor(&mut dead_beat);
-    c.disagreement_reported = reported != 0.0;
-    c.correction.dead_beat = dead_beat != 0.0;
+    visit_flag(visitor, &mut c.disagreement_reported);
+    visit_flag(visitor, &mut c.correction.dead_beat);
     visitor(&mut model.port_origin);
-    let mut inputs_set = flag(model.inputs_set);
-    visitor(&mut inputs_set);
-    model.inputs_set = inputs_set != 0.0;
+    visit_flag(visitor, &mut model.inputs_set);
     let c = &mut model.coupling;
     let mut initial_present = flag(c.initial.is_some());
     let mut initial = c.initial.unwrap_or_default();
@@ -272,15 +267,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut initial.v);
     c.initial = (initial_present != 0.0).then_some(initial);
     visitor(&mut c.last_held);
-    let mut f_mean_read = flag(c.f_mean_read);
-    visitor(&mut f_mean_read);
-    c.f_mean_read = f_mean_read != 0.0;
-    let mut confirmed = flag(c.mass_confirmed);
-    let mut robust = flag(c.correction.robust);
-    visitor(&mut confirmed);
-    visitor(&mut robust);
-    c.mass_confirmed = confirmed != 0.0;
-    c.correction.robust = robust != 0.0;
+    visit_flag(visitor, &mut c.f_mean_read);
+    visit_flag(visitor, &mut c.mass_confirmed);
+    visit_flag(visitor, &mut c.correction.robust);
     visitor(&mut c.initial_energy);
     visitor(&mut c.model_loss);
 }

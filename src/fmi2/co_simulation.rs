@@ -134,7 +134,7 @@ impl Instance {
             let message = format!(
                 "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
                 Number(time),
-                Number(self.model.e_loss - self.model.coupling.e_port),
+                Number(report.passivity_deficit),
                 Number(self.model.coupling.e_port),
                 Number(self.model.e_loss),
                 Number(report.passivity_force)
