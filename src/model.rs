@@ -847,7 +847,8 @@ impl ElastoGap {
             && dissipated.abs() <= mean_bound
             && friction_energy <= tangential_bound
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
-            && e_loss.is_finite();
+            && e_loss.is_finite()
+            && received.is_finite();
         if !(end_finite & integrals_finite) {
             if let Some(coupling) = planned_over {
                 self.coupling = coupling;
