@@ -99,6 +99,9 @@ pub struct Coupling {
     /// `E_port`): the sum over the steps of the force the master held times the relative
     /// displacement it then reported. Exact for a held force, whatever the bodies are.
     pub e_port: f64,
+    /// `E_port` had the master held `f_next` over the steps where it is not known which force
+    /// it held (equal to `e_port` over the others): taken once it is told.
+    pub e_port_if_next: f64,
     /// The passivity controller's part of the `f_next` predicted for the next step (N).
     pub passivity_in_next: f64,
     /// The force the master held over the last step, as far as it is known (else `f_mean`).
@@ -125,17 +128,52 @@ pub struct Coupling {
     pub f_next_read: bool,
     /// Whether the master has read `f_mean`: one that reads only `f_next` holds it.
     pub f_mean_read: bool,
+    /// The correction plan after the `f_next` made last: where the master holds it, the plan
+    /// goes on from there (planned anew from each step's `f_mean` instead, a master one step
+    /// behind would hold the first shifts of plans never followed).
+    pub f_next_continuation: Correction,
+    /// The last step held a probe (no mass known): its answer tells the mass.
+    pub probe_pending: bool,
+    /// Probes whose answer told nothing (a master that prescribes the motion answers no force):
+    /// from [`PROBE_LIMIT`] of them on, the contact is integrated along the motion in full.
+    pub unclear_probes: u32,
+    /// The master's motion at the start of the step before the last, and the force it held over
+    /// that step: where a contact opens with the master already in it, it met the contact there.
+    pub before_last: Observed,
+    pub last_held_before: f64,
+    /// The impulse (N.s) and dissipation (J) a probe held back, to deliver with the next step
+    /// where its answer told nothing.
+    pub probe_rest: (f64, f64),
 }
+
+/// The share of the contact's impulse along the extrapolated motion that a step holds while no
+/// mass is known (a probe): that impulse grows with the square of the contact's time in the step
+/// over the contact's duration (2.5e4 times what a body needs at a hundred contact durations),
+/// so a share of 1e-5 changes an approach speed by at most about half of it there, and is still
+/// a millionth of it, far above rounding, at a tenth of a contact duration.
+pub const PROBE_SHARE: f64 = 1e-5;
+
+/// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
+/// bodies are pushed by forces that hide the answer), and the contact is integrated along it.
+pub const PROBE_LIMIT: u32 = 2;
+
+/// Whether steps without a mass probe at all. Off: a smooth prescribed motion (FMPy's and
+/// fmi-sim's input tables) can answer one probe like a body, and an adopted mass then takes the
+/// contact off the prescribed motion; a second probe confirming the first (the same mass from a
+/// different force) is to come first (issue 19, docs/coupling.md).
+pub const PROBING: bool = false;
 
 /// `f_next`, made or still to be made: a master that steps the gap first never reads it, and
 /// for it the prediction would double the work of every step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Prediction {
     Known(f64),
-    /// Along the motion extrapolated from the step's end (no mass).
+    /// Along the motion extrapolated from the step's end (no mass); a probe's share of it
+    /// where the step is to probe the mass ([`PROBE_SHARE`]).
     Kinematic {
         start: Motion,
         h: f64,
+        probe: bool,
     },
     /// The coupled model's plan one step ahead, from where the master will be then.
     Dynamic {
@@ -159,7 +197,10 @@ impl Prediction {
     pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
         match *self {
             Prediction::Known(force) => force,
-            Prediction::Kinematic { start, h } => integrate_step(law, start, h, limits).impulse / h,
+            Prediction::Kinematic { start, h, probe } => {
+                let share = if probe { PROBE_SHARE } else { 1.0 };
+                share * integrate_step(law, start, h, limits).impulse / h
+            }
             Prediction::Dynamic {
                 owed,
                 correction,
@@ -171,14 +212,30 @@ impl Prediction {
         }
     }
 
-    /// Made now, so that it is computed once however often it is read.
-    pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
-        let force = self.force(law, limits);
-        if !force.is_finite() {
-            eprintln!("NANPRED {self:?}");
-        }
+    /// Made now, so that it is computed once however often it is read; with the correction
+    /// plan that follows it (the default where none was planned).
+    pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
+        let (force, continuation) = match *self {
+            Prediction::Known(force) => return (force, Correction::default()),
+            Prediction::Dynamic {
+                owed,
+                correction,
+                master,
+                dynamics,
+                h,
+                passivity,
+            } => {
+                let plan = Coupling::plan(owed, correction, law, master, dynamics, h, passivity);
+                let continuation = Correction {
+                    expected: plan.owed,
+                    ..plan.correction
+                };
+                (plan.force, continuation)
+            }
+            Prediction::Kinematic { .. } => (self.force(law, limits), Correction::default()),
+        };
         *self = Prediction::Known(force);
-        force
+        (force, continuation)
     }
 }
 
@@ -234,11 +291,26 @@ pub const DISAGREEMENT: f64 = 0.1;
 pub const STEADY_ADOPTION: f64 = 0.005;
 
 impl Coupling {
+    /// `f_next`, made now if it was not yet (it is then kept however often it is read).
+    pub fn make_f_next<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
+        if let Prediction::Known(force) = self.f_next {
+            return force;
+        }
+        let (force, continuation) = self.f_next.make(law, limits);
+        self.f_next_continuation = continuation;
+        force
+    }
+
     /// Takes in the master's motion at a step start: the external acceleration of the last step
     /// (where the force the master held is known in acceleration, i.e. with a mass or without a
     /// force), and the contact episode bookkeeping behind the mass estimate.
     #[inline(always)]
-    pub fn observe(&mut self, now: Observed, mass: Option<f64>) -> Learned {
+    pub fn observe(
+        &mut self,
+        now: Observed,
+        mass: Option<f64>,
+        ends: (Option<f64>, f64),
+    ) -> Learned {
         let mut learned = Learned::default();
         if self.last_h <= 0.0 {
             self.last = now;
@@ -250,6 +322,7 @@ impl Coupling {
             return learned;
         }
         let dv = now.v - self.last.v;
+        let holds_before = self.master_holds_next;
         // A master that reads f_next and never f_mean holds f_next: it steps all units at once.
         if self.f_next_read && !self.f_mean_read {
             self.master_holds_next = Some(true);
@@ -323,8 +396,13 @@ impl Coupling {
         // The port's energy follows from the master's own displacement: a held force's work on
         // the bodies is exact whatever moved them. Where it is not known yet which force was
         // held, the step's own f_mean is the best reading.
+        if holds_before.is_none() && self.master_holds_next == Some(true) {
+            // Told only now that the master holds f_next: the port received what f_next did.
+            self.e_port = self.e_port_if_next;
+        }
         self.last_held = applied.unwrap_or(self.last_force);
         self.e_port += self.last_held * (now.s - self.last.s);
+        self.e_port_if_next += applied.unwrap_or(self.last_next) * (now.s - self.last.s);
         if let (Some(m), Some(applied)) = (mass, applied) {
             // The model owes the master what a force other than the assumed one did.
             let extra = (applied - self.assumed_held) / m;
@@ -350,10 +428,30 @@ impl Coupling {
                 self.a_ext_count = (self.a_ext_count + 1).min(2);
             }
         }
+        if !self.mass_confirmed && mass.is_some() && self.a_ext_count == 2 {
+            // A body pushed by changing forces (springs, a drive) cannot test the mass in use:
+            // its answers take the external acceleration as it was before. That mass is then
+            // trusted from the start, as only a steady one (a lone body, gravity) can be doubted.
+            let scale = self.a_ext_means[0].abs() + now.v.abs() / h1;
+            if self.a_ext_trend() > 1e-6 * scale {
+                self.mass_confirmed = true;
+            }
+        }
         if self.last_contact_impulse != 0.0 && !self.episode.open {
+            // A master already inside the contact at the step's start met it in the step before,
+            // over which it held no force (the motion extrapolated without the acceleration
+            // that took it there): the contact started there.
+            let met_unanswered = distance_outside(ends, self.last.s) < 0.0
+                && self.before_last.time < self.last.time
+                && distance_outside(ends, self.before_last.s) >= 0.0
+                && self.last_held_before == 0.0;
             self.episode = Episode {
                 open: true,
-                start: self.last,
+                start: if met_unanswered {
+                    self.before_last
+                } else {
+                    self.last
+                },
                 // An unforced step's own mean is the external acceleration through it.
                 a_ext: if applied == Some(0.0) && learned_mean {
                     self.a_ext_means[0]
@@ -376,6 +474,15 @@ impl Coupling {
         // Every force the coupling made the master hold answers with the mass: the contact's,
         // and the corrections after it.
         let coupled = self.last_contact_impulse != 0.0 || self.episode.open || self.owed_s != 0.0;
+        if coupled && applied.is_none() {
+            // The master answered, but which force it held is not known yet: nothing contradicts
+            // the mass in use.
+            self.trust_mass_in_use(mass);
+        }
+        if self.probe_pending && mass.is_none() {
+            self.probe_pending =
+                self.learn_from_probe(&mut learned, applied, dv, h1, a_ext_before_step, now);
+        }
         if let (true, Some(force)) = (coupled, applied) {
             let a_before = if self.episode.open {
                 self.episode.a_ext
@@ -455,6 +562,8 @@ impl Coupling {
             }
             self.candidate = Candidate::default();
         }
+        self.before_last = self.last;
+        self.last_held_before = self.last_held;
         self.last = now;
         learned
     }
@@ -487,6 +596,9 @@ impl Coupling {
         let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
         let estimate = -force * h1 / answered;
         if !(answered.abs() > rounding && estimate.is_finite() && estimate > 0.0) {
+            // No mass can be read from it (a body pushed by springs or a drive during the
+            // contact): the mass in use stays trusted.
+            self.trust_mass_in_use(mass);
             return;
         }
         self.last_estimate = estimate;
@@ -513,12 +625,16 @@ impl Coupling {
         };
         // A mass in use is doubted only on an answer that also stands out of the external
         // acceleration itself, and never by more than a factor of four in one answer.
-        let clear = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
-            && (0.25..=4.0).contains(&(estimate / m));
-        if !clear {
+        let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs();
+        if stands_out && !(0.25..=4.0).contains(&(estimate / m)) {
             return;
         }
-        self.mass_confirmed = true;
+        // An answer that cannot tell (a body pushed by springs or a drive during the contact)
+        // leaves the mass in use trusted, as one that agrees confirms it.
+        self.trust_mass_in_use(mass);
+        if !stands_out {
+            return;
+        }
         let disagreement = (estimate / m - 1.0).abs();
         if disagreement > adoption {
             // The step's external acceleration was measured through the wrong mass: the estimate
@@ -535,11 +651,111 @@ impl Coupling {
         }
     }
 
+    /// The answer to a probe (a step held a share of the contact's impulse while no mass is
+    /// known): a clear one from a steady external acceleration (a lone body, gravity) gives the
+    /// mass, adopted at once; the contact is replayed with it and its velocity restored in the
+    /// following step. Anything else counts towards [`PROBE_LIMIT`]. Returns whether the answer
+    /// is still to come (the master held no force over the probed step).
+    fn learn_from_probe(
+        &mut self,
+        learned: &mut Learned,
+        applied: Option<f64>,
+        dv: f64,
+        h: f64,
+        a_before: f64,
+        now: Observed,
+    ) -> bool {
+        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
+        // Which force the master held may not be known yet: one that moved as if free held
+        // none, otherwise the one of the two that is not zero.
+        let unforced = (dv - a_before * h).abs() <= rounding;
+        let applied = match applied {
+            None if unforced => Some(0.0),
+            None if self.last_force == 0.0 || self.last_next == 0.0 => {
+                Some(self.last_force + self.last_next)
+            }
+            known => known,
+        };
+        if applied == Some(0.0) {
+            // The master held no force over the probed step (it holds f_next, made a step
+            // earlier, and holds the probe now): the answer comes with the next step.
+            return true;
+        }
+        // Where no free step has shown the external acceleration (a contact in the first
+        // step), it is taken as zero: a first contact's answer stands out of gravity over a step.
+        let answered = dv - a_before * h;
+        let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
+        // A body under a force held constant moves on a parabola: its positions follow from its
+        // velocities (`s1 - s0 = (v0 + v1)/2*h`). Inputs that do not (a master that prescribes
+        // the motion, a body pushed by changing forces) tell no mass.
+        let moved = now.s - self.last.s;
+        let bend = moved - 0.5 * (now.v + self.last.v) * h;
+        let parabolic = bend.abs() <= 1e-9 * (moved.abs() + (now.v.abs() + self.last.v.abs()) * h);
+        let steady = steady && parabolic;
+        let told = applied
+            .filter(|_| answered.abs() > rounding && steady)
+            .map(|force| (-force * h / answered, a_before));
+        match told {
+            Some((m, a_ext)) if m.is_finite() && m > 0.0 && a_ext.is_finite() => {
+                learned.new_estimate = Some(m);
+                self.last_estimate = m;
+                self.mass_estimate = m;
+                self.mass_confirmed = true;
+                self.replay_pending = true;
+                if self.a_ext_count == 0 {
+                    // The contact's replay and the steps after it take the acceleration the
+                    // probes told.
+                    self.episode.a_ext = a_ext;
+                    self.a_ext_means = [a_ext, a_ext];
+                    self.a_ext_times = [self.last.time + 0.5 * h, self.last.time - 0.5 * h];
+                    self.a_ext_count = 1;
+                }
+            }
+            _ => {
+                // Along the motion after all: the rest of the probed step's impulse and
+                // dissipation is delivered with the next step.
+                self.unclear_probes += 1;
+                let rest = 1.0 / PROBE_SHARE - 1.0;
+                self.probe_rest = (
+                    rest * self.last_contact_impulse,
+                    rest * self.last_dissipated,
+                );
+            }
+        }
+        false
+    }
+
+    /// Whether a step without a mass holds a probe instead of the contact's impulse along the
+    /// motion: until an answer tells the mass or [`PROBE_LIMIT`] answers told nothing, a step
+    /// whose contact is new to the master (no contact force in the step before; `new_contact`)
+    /// is probed, and so is every step while a probe's answer is still to come (a master that
+    /// holds `f_next` holds the probe one step later). A run's first step that starts compressed
+    /// is not: its contact is under way (unless the bodies stepped into it unseen).
+    pub fn probing(&self, new_contact: bool) -> bool {
+        PROBING
+            && self.mass_estimate == 0.0
+            && self.unclear_probes < PROBE_LIMIT
+            && (self.probe_pending || new_contact)
+    }
+
+    /// The master has answered a force the coupling made: the mass in use (if any) is trusted
+    /// from now on, unless the answer adopts another. A correction that waited for the answer
+    /// catches up in two steps instead of three.
+    fn trust_mass_in_use(&mut self, mass: Option<f64>) {
+        if mass.is_none() || self.mass_confirmed {
+            return;
+        }
+        if self.correction.pace == Pace::ThreeStep {
+            self.correction.pace = Pace::DeadBeat;
+        }
+        self.mass_confirmed = true;
+    }
+
     /// Before the first step: where the master moved its bodies since initialization by one
     /// step (it stepped them first), that step is taken as one the master held no force over,
     /// from the initial motion. A contact the motion met in it opens the contact episode there,
-    /// to be replayed with the mass at once, so that the impulse the master missed is delivered
-    /// in the following steps. Without a mass nothing is replayed.
+    /// to be replayed with the mass at once (without one, as soon as a probe's answer tells it),
+    /// so that the impulse the master missed is delivered in the following steps.
     pub fn begin_after_unseen_step<L: ContactLaw>(
         &mut self,
         law: &L,
@@ -547,7 +763,6 @@ impl Coupling {
         now: Observed,
         h: f64,
         limits: SubstepLimits,
-        mass_known: bool,
     ) {
         let moved = initial.s != now.s || initial.v != now.v;
         // One step's motion, not start values the master replaced before stepping: the position
@@ -558,8 +773,7 @@ impl Coupling {
         let slack = 0.25 * (now.v - initial.v).abs() * h
             + 1e-9 * (now.s.abs().max(initial.s.abs()) + mean_motion.abs());
         let plausible = (now.s - initial.s - mean_motion).abs() <= slack;
-        // Without a mass there is nothing to replay the unseen step with.
-        if self.last_h != 0.0 || !moved || !plausible || !mass_known {
+        if self.last_h != 0.0 || !moved || !plausible {
             return;
         }
         let unseen = Motion {
@@ -581,6 +795,23 @@ impl Coupling {
         self.assumed_held = 0.0;
         self.last_contact_impulse = integral.impulse;
         self.replay_pending = true;
+    }
+
+    /// After a contact given through a wrong mass, whose velocity the correction restores: once
+    /// the master and the model are both clear of the contact, the model takes the master's
+    /// position. The offset the wrong mass left is the master's motion, which the FMU does not
+    /// steer toward its own; inside the contact range the model's position decides the contact
+    /// force, so it is kept there.
+    pub fn forgive_position<L: ContactLaw>(&mut self, law: &L, master: f64) {
+        let ends = law.contact_ends();
+        if self.correction.pace == Pace::VelocityFirst
+            && self.owed_s != 0.0
+            && distance_outside(ends, master) > 0.0
+            && distance_outside(ends, master + self.owed_s) > 0.0
+        {
+            self.owed_s = 0.0;
+            self.correction.count = 0;
+        }
     }
 
     /// Whether the contact is over for the master and for the model: the master's motion outside
@@ -678,7 +909,31 @@ impl Coupling {
         // Still in contact at the end, the next step plans anew anyway.
         let span = ContactSpan::of(law);
         let contact_soon = span.outside(free.s) >= 0.0 && entry_time(free, span, 2.0 * h).is_some();
-        let (shift, correction) = correction.next(owed, shape, h, in_contact, contact_soon);
+        // While the mass is in doubt: the bodies' speed, and what the contact's own impulse in
+        // this step changes it by, bound the shift (`Correction::next`).
+        let speed = start.v.abs().max(master.v.abs());
+        let contact_change = (impulse / mass).abs();
+        let cap = (1.5 * speed - contact_change).max(0.0) * h;
+        // A master inside the contact range that its velocity will not take out of it (a ball
+        // the first steps let through the floor), or any master while the model is in contact
+        // (a resting contact), is taken back to the model's position.
+        let depth = -span.outside(master.s - law.s_rel0());
+        let leaves = end.v > 0.0 && (a_ext >= 0.0 || end.v * end.v >= 2.0 * depth * -a_ext);
+        let one_sided = law.contact_ends().0.is_none();
+        // The model in contact: where the master is decides the contact force it answers with.
+        let model_in_contact = span.outside(start.s - law.s_rel0()) < 0.0;
+        let stuck = correction.recover && one_sided && depth > 0.0 && (!leaves || model_in_contact);
+        let (shift, correction) = correction.next(
+            owed,
+            shape,
+            h,
+            Situation {
+                in_contact,
+                contact_soon,
+                stuck,
+                cap,
+            },
+        );
         let force = impulse / h - mass * shift / (h * h);
         let master_end = held_over(master, a_ext - force / mass, h);
         // The passivity controller acts between contacts only: in one, the contact's own force
@@ -714,29 +969,89 @@ pub struct Correction {
     pub count: u32,
     /// The offsets (m, m/s) the plan expects at the next step's start.
     pub expected: (f64, f64),
-    /// Plan the next correction dead-beat (two steps): after a replay, where what is owed is the
-    /// whole of a contact given wrong and the velocity should be right as soon as it can be.
-    pub dead_beat: bool,
-    /// Correct with the robust gains, one step at a time: while no answer of the master has
-    /// confirmed the mass, the fast plans could be unstable (`docs/coupling.md`).
+    /// How fast the next correction goes.
+    pub pace: Pace,
+    /// No answer of the master has confirmed the mass yet: the shifts are bounded (`cap` of
+    /// [`Correction::next`]), and a step planned before the answer to a contact waits for it.
     pub robust: bool,
+    /// The step planned follows a contact step whose answer the plan cannot know yet (`f_next`,
+    /// planned before it): with the mass in doubt, it waits for that answer. Only in a
+    /// prediction, never kept.
+    pub answer_pending: bool,
+    /// Whether a master stuck inside the contact range is taken back to the model's position
+    /// (not under a master one step behind, for which the recovery, planned a step ahead,
+    /// overshoots); set for each step.
+    pub recover: bool,
 }
 
-/// The robust correction's gains on the position and velocity offsets: stable for any error of
-/// the mass from half to twice, for either master (spectral radius at most 0.89; at the right
-/// mass 0.75).
-const ROBUST_GAINS: (f64, f64) = (0.1, 0.6);
+/// The share of the position offset a velocity-first correction takes back per step from a
+/// master stuck inside the contact range.
+pub const POSITION_RECOVERY: f64 = 0.25;
+
+/// How fast a correction removes what is owed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pace {
+    /// The three-step plan (the offsets in between smallest).
+    #[default]
+    ThreeStep,
+    /// Two steps: where the correction waited for the master's answer, or after the replay of a
+    /// contact the master could not be told about (the bodies stepped first) with the mass it
+    /// was integrated with; position and velocity are both the contact's.
+    DeadBeat,
+    /// After the replay of a contact with a newly adopted mass: the velocity the bodies should
+    /// have is restored in one step (it is what their energy is made of); the position the wrong
+    /// mass left them at is the master's, not corrected (the master is the truth): once both
+    /// the master and the model are clear of the contact the model takes the master's position
+    /// (`Coupling::forgive_position`).
+    VelocityFirst,
+}
+
+impl Pace {
+    /// Its number in a serialized state.
+    pub fn code(self) -> f64 {
+        match self {
+            Pace::ThreeStep => 0.0,
+            Pace::DeadBeat => 1.0,
+            Pace::VelocityFirst => 2.0,
+        }
+    }
+
+    pub fn from_code(code: f64) -> Pace {
+        match code as i64 {
+            1 => Pace::DeadBeat,
+            2 => Pace::VelocityFirst,
+            _ => Pace::ThreeStep,
+        }
+    }
+}
+
+/// What the step being planned is like, for [`Correction::next`].
+#[derive(Clone, Copy, Debug)]
+struct Situation {
+    /// The model is in contact in the step.
+    in_contact: bool,
+    /// The model meets the contact within the next two steps.
+    contact_soon: bool,
+    /// The master is inside the contact range and will not leave it on its own (or the model
+    /// rests in contact), and may be taken back to the model's position.
+    stuck: bool,
+    /// The largest shift while the mass is in doubt (m).
+    cap: f64,
+}
 
 impl Correction {
-    /// The shift `w` (m) for this step and the plan after it.
-    fn next(
-        self,
-        owed: (f64, f64),
-        shape: f64,
-        h: f64,
-        disturbed: bool,
-        contact_soon: bool,
-    ) -> (f64, Correction) {
+    /// The shift `w` (m) for this step and the plan after it. While the mass is in doubt
+    /// (`robust`), no shift may change the master's speed by more than `cap` (m, a velocity
+    /// times the step): one and a half times the bodies' speed less the contact's own change
+    /// of it, so that a shift through a mass up to twice the real one leaves them below three
+    /// times their approach speed.
+    fn next(self, owed: (f64, f64), shape: f64, h: f64, situation: Situation) -> (f64, Correction) {
+        let Situation {
+            in_contact: disturbed,
+            contact_soon,
+            stuck,
+            cap,
+        } = situation;
         let tolerance = 1e-12 * (owed.0.abs() + self.expected.0.abs() + h * owed.1.abs()) + 1e-300;
         let on_plan = !disturbed
             && self.count > 0
@@ -751,15 +1066,14 @@ impl Correction {
             };
             return (self.remaining[0], rest);
         }
-        if disturbed && self.robust {
-            // While the mass is in doubt, a step with contact holds the contact's impulse alone:
-            // the correction starts once the master has answered it, through whatever mass it
-            // really has (a correction planned through a wrong mass would add its error to the
-            // contact's).
+        if self.answer_pending && self.robust {
+            // While the mass is in doubt, the step after a contact step that is planned before
+            // the master's answer to it (f_next) waits for that answer: a correction planned
+            // through a wrong mass would add its error to the contact's.
             return (
                 0.0,
                 Correction {
-                    dead_beat: self.dead_beat,
+                    pace: self.pace,
                     robust: self.robust,
                     ..Correction::default()
                 },
@@ -770,17 +1084,40 @@ impl Correction {
         if p == 0.0 && q == 0.0 {
             return (0.0, Correction::default());
         }
-        if self.robust {
-            let (k_p, k_q) = ROBUST_GAINS;
+        let (w, plan) = self.planned(p, q, contact_soon, stuck);
+        if self.robust && w.abs() > cap {
+            // Capped: planned anew from where the master then is.
+            let kept = Correction {
+                pace: self.pace,
+                robust: true,
+                ..Correction::default()
+            };
+            return (w.clamp(-cap, cap), kept);
+        }
+        (
+            w,
+            Correction {
+                robust: self.robust,
+                ..plan
+            },
+        )
+    }
+
+    /// The first shift of the plan for offsets `p` and `q = e_v*h`, and the plan after it.
+    fn planned(self, p: f64, q: f64, contact_soon: bool, stuck: bool) -> (f64, Correction) {
+        if self.pace == Pace::VelocityFirst {
+            // A master stuck inside the contact range is taken back to the model's position
+            // too, a share per step.
+            let recovery = if stuck { POSITION_RECOVERY * p } else { 0.0 };
             return (
-                k_p * p + k_q * q,
+                q + recovery,
                 Correction {
-                    robust: true,
+                    pace: Pace::VelocityFirst,
                     ..Correction::default()
                 },
             );
         }
-        if contact_soon || self.dead_beat {
+        if contact_soon || self.pace == Pace::DeadBeat {
             // The dead-beat law: zero offset and velocity after two steps.
             let w1 = p + 1.5 * q;
             let (p1, q1) = (p + q - 0.5 * w1, q - w1);

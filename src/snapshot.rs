@@ -20,9 +20,13 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// origin of Model Exchange's port energy; whether the inputs were set, the initial motion
 /// until the first step, the force the master held over the last step, and whether it reads
 /// `f_mean`; whether an answer confirmed the mass, and whether the correction is robust.
-const FORMAT_VERSION: u32 = 7;
+/// 8: the correction's pace (in the slot of the dead-beat flag, 0 to 2), the correction plan
+/// after the `f_next` made last, the probe without a mass (pending, unclear answers, the impulse
+/// and dissipation it held back), the master's motion at the step before the last and the force
+/// it held then, and the port energy had the master held `f_next`.
+const FORMAT_VERSION: u32 = 8;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 120;
+const FIELD_COUNT: usize = 135;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -255,7 +259,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.e_port);
     visitor(&mut c.passivity_in_next);
     visit_flag(visitor, &mut c.disagreement_reported);
-    visit_flag(visitor, &mut c.correction.dead_beat);
+    let mut pace = c.correction.pace.code();
+    visitor(&mut pace);
+    c.correction.pace = crate::coupling::Pace::from_code(pace);
     visitor(&mut model.port_origin);
     visit_flag(visitor, &mut model.inputs_set);
     let c = &mut model.coupling;
@@ -272,6 +278,29 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.correction.robust);
     visitor(&mut c.initial_energy);
     visitor(&mut c.model_loss);
+    let continuation = &mut c.f_next_continuation;
+    for value in continuation.remaining.iter_mut() {
+        visitor(value);
+    }
+    let mut count = f64::from(continuation.count);
+    visitor(&mut count);
+    continuation.count = count as u32;
+    visitor(&mut continuation.expected.0);
+    visitor(&mut continuation.expected.1);
+    let mut pace = continuation.pace.code();
+    visitor(&mut pace);
+    continuation.pace = crate::coupling::Pace::from_code(pace);
+    visit_flag(visitor, &mut c.probe_pending);
+    let mut unclear = f64::from(c.unclear_probes);
+    visitor(&mut unclear);
+    c.unclear_probes = unclear as u32;
+    visitor(&mut c.probe_rest.0);
+    visitor(&mut c.probe_rest.1);
+    visitor(&mut c.before_last.time);
+    visitor(&mut c.before_last.s);
+    visitor(&mut c.before_last.v);
+    visitor(&mut c.last_held_before);
+    visitor(&mut c.e_port_if_next);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -281,7 +310,7 @@ pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), S
     let limits = copy.substep_limits();
     let tables = copy.tables.clone();
     let law = copy.law_with(tables.as_deref());
-    let f_next = copy.coupling.f_next.make(&law, limits);
+    let f_next = copy.coupling.make_f_next(&law, limits);
     if !f_next.is_finite() {
         return Err(format!(
             "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
@@ -355,12 +384,16 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(51, 0.0, 1.0); // contact episode open
     check_integer_slot(58, 0.0, 1.0); // a contact to replay with a new mass
     check_integer_slot(106, 0.0, 1.0); // the episode's mass disagreement reported
-    check_integer_slot(107, 0.0, 1.0); // the correction planned dead-beat
+    check_integer_slot(107, 0.0, 2.0); // the correction's pace
     check_integer_slot(109, 0.0, 1.0); // flange inputs set
     check_integer_slot(110, 0.0, 1.0); // initial motion present
     check_integer_slot(115, 0.0, 1.0); // f_mean read
     check_integer_slot(116, 0.0, 1.0); // mass confirmed
     check_integer_slot(117, 0.0, 1.0); // robust correction
+    check_integer_slot(122, 0.0, 2.0); // steps of the correction after f_next
+    check_integer_slot(125, 0.0, 2.0); // its pace
+    check_integer_slot(126, 0.0, 1.0); // a probe's answer pending
+    check_integer_slot(127, 0.0, f64::from(u32::MAX)); // unclear probes
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
@@ -436,7 +469,7 @@ mod tests {
         ));
         let limits = model.substep_limits();
         let law = model.law_with(None);
-        model.coupling.f_next.make(&law, limits);
+        model.coupling.make_f_next(&law, limits);
         assert_eq!(back, model);
 
         let mut truncated = bytes.to_vec();
