@@ -195,28 +195,26 @@ impl Default for Prediction {
 impl Prediction {
     /// The predicted mean force.
     pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
-        match *self {
-            Prediction::Known(force) => force,
-            Prediction::Kinematic { start, h, probe } => {
-                let share = if probe { PROBE_SHARE } else { 1.0 };
-                share * integrate_step(law, start, h, limits).impulse / h
-            }
-            Prediction::Dynamic {
-                owed,
-                correction,
-                master,
-                dynamics,
-                h,
-                passivity,
-            } => Coupling::plan(owed, correction, law, master, dynamics, h, passivity).force,
-        }
+        self.planned(law, limits).0
     }
 
     /// Made now, so that it is computed once however often it is read; with the correction
     /// plan that follows it (the default where none was planned).
     pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
-        let (force, continuation) = match *self {
-            Prediction::Known(force) => return (force, Correction::default()),
+        let (force, continuation) = self.planned(law, limits);
+        *self = Prediction::Known(force);
+        (force, continuation)
+    }
+
+    /// The predicted mean force and the correction plan after it.
+    fn planned<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
+        match *self {
+            Prediction::Known(force) => (force, Correction::default()),
+            Prediction::Kinematic { start, h, probe } => {
+                let share = if probe { PROBE_SHARE } else { 1.0 };
+                let force = share * integrate_step(law, start, h, limits).impulse / h;
+                (force, Correction::default())
+            }
             Prediction::Dynamic {
                 owed,
                 correction,
@@ -232,10 +230,7 @@ impl Prediction {
                 };
                 (plan.force, continuation)
             }
-            Prediction::Kinematic { .. } => (self.force(law, limits), Correction::default()),
-        };
-        *self = Prediction::Known(force);
-        (force, continuation)
+        }
     }
 }
 

@@ -815,19 +815,18 @@ impl ElastoGap {
             .touchdown_v_rel
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
+        // Along the motion (no mass), f_next is the law's integral from the step's end.
+        let kinematic_next = Prediction::Kinematic {
+            start: step_end.end,
+            h,
+            probe: self.coupling.probing(report.integral.substeps == 0),
+        };
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
         let next = if self.coupling.f_next_read {
             match planned_over {
                 Some(_) => self.coupling.make_f_next(law, limits),
-                None => {
-                    let share = if self.coupling.probing(report.integral.substeps == 0) {
-                        PROBE_SHARE
-                    } else {
-                        1.0
-                    };
-                    share * integrate_step(law, step_end.end, h, limits).impulse / h
-                }
+                None => kinematic_next.force(law, limits),
             }
         } else {
             0.0
@@ -899,11 +898,7 @@ impl ElastoGap {
             self.coupling.f_next = if self.coupling.f_next_read {
                 Prediction::Known(next)
             } else {
-                Prediction::Kinematic {
-                    start: end,
-                    h,
-                    probe: self.coupling.probing(report.integral.substeps == 0),
-                }
+                kinematic_next
             };
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
@@ -1173,7 +1168,8 @@ impl ElastoGap {
             (master_next, owed, correction)
         };
         let (master_next, owed, correction) = after(held, passivity_held);
-        let master_after = master_next;
+        // The work the held force does over the step as the model predicts the master's motion.
+        let port_work = held * (master_next.s - master.s);
         (coupling.owed_s, coupling.owed_v) = owed;
         coupling.correction = correction;
         coupling.correction.robust = !coupling.mass_confirmed;
@@ -1231,7 +1227,7 @@ impl ElastoGap {
             // Only through a mass the master's latest answer agreed with: a wrong one would
             // raise E_loss, which never falls, by work the bodies never did.
             predicted_port_work: if (coupling.last_estimate / mass - 1.0).abs() <= STEADY_ADOPTION {
-                held * (master_after.s - master.s)
+                port_work
             } else {
                 0.0
             },

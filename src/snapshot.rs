@@ -2,7 +2,7 @@
 //! state written on one machine restores on another and any corrupt or foreign buffer is refused
 //! instead of being trusted.
 
-use crate::coupling::Prediction;
+use crate::coupling::{Correction, Pace, Prediction};
 use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
 
@@ -46,6 +46,25 @@ fn visit_flag(visitor: &mut dyn FnMut(&mut f64), flag: &mut bool) {
     let mut value = f64::from(u8::from(*flag));
     visitor(&mut value);
     *flag = value != 0.0;
+}
+
+/// Visits a correction plan's shifts still to apply, their count and the offsets it expects.
+fn visit_plan(visitor: &mut dyn FnMut(&mut f64), plan: &mut Correction) {
+    for value in plan.remaining.iter_mut() {
+        visitor(value);
+    }
+    let mut count = f64::from(plan.count);
+    visitor(&mut count);
+    plan.count = count as u32;
+    visitor(&mut plan.expected.0);
+    visitor(&mut plan.expected.1);
+}
+
+/// Visits a correction's pace as its code.
+fn visit_pace(visitor: &mut dyn FnMut(&mut f64), pace: &mut Pace) {
+    let mut code = pace.code();
+    visitor(&mut code);
+    *pace = Pace::from_code(code);
 }
 
 /// Visits every field of the state in the one order used for both writing and reading.
@@ -185,15 +204,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.episode.impulse_if_next);
     visitor(&mut c.episode.dissipated);
     visitor(&mut c.last_dissipated);
-    let correction = &mut c.correction;
-    for value in correction.remaining.iter_mut() {
-        visitor(value);
-    }
-    let mut count = f64::from(correction.count);
-    visitor(&mut count);
-    correction.count = count as u32;
-    visitor(&mut correction.expected.0);
-    visitor(&mut correction.expected.1);
+    visit_plan(visitor, &mut c.correction);
     visitor(&mut c.step_estimate);
     let candidate = &mut c.candidate;
     for value in [
@@ -259,9 +270,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.e_port);
     visitor(&mut c.passivity_in_next);
     visit_flag(visitor, &mut c.disagreement_reported);
-    let mut pace = c.correction.pace.code();
-    visitor(&mut pace);
-    c.correction.pace = crate::coupling::Pace::from_code(pace);
+    visit_pace(visitor, &mut c.correction.pace);
     visitor(&mut model.port_origin);
     visit_flag(visitor, &mut model.inputs_set);
     let c = &mut model.coupling;
@@ -278,18 +287,8 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.correction.robust);
     visitor(&mut c.initial_energy);
     visitor(&mut c.model_loss);
-    let continuation = &mut c.f_next_continuation;
-    for value in continuation.remaining.iter_mut() {
-        visitor(value);
-    }
-    let mut count = f64::from(continuation.count);
-    visitor(&mut count);
-    continuation.count = count as u32;
-    visitor(&mut continuation.expected.0);
-    visitor(&mut continuation.expected.1);
-    let mut pace = continuation.pace.code();
-    visitor(&mut pace);
-    continuation.pace = crate::coupling::Pace::from_code(pace);
+    visit_plan(visitor, &mut c.f_next_continuation);
+    visit_pace(visitor, &mut c.f_next_continuation.pace);
     visit_flag(visitor, &mut c.probe_pending);
     let mut unclear = f64::from(c.unclear_probes);
     visitor(&mut unclear);
