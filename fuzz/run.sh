@@ -52,7 +52,9 @@ for target in "${targets[@]}"; do
     cov="$(grep -o -E 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[A-Za-z]*' <<<"$last" || true)"
     if [ "$status" -ne 0 ]; then
         failed=1
-        summary+=("$target: FAILED (exit $status) ${runs:-before finishing} ${cov}")
+        # The panic's message and place, which the tail above may have scrolled past.
+        cause="$(grep -m 1 -A 1 -E 'panicked at|ERROR: (AddressSanitizer|libFuzzer)' "$log" | tr '\n' ' ' || true)"
+        summary+=("$target: FAILED (exit $status) ${runs:-before finishing} ${cov} ${cause}")
     else
         summary+=("$target: ok, ${runs:-no run count} ${cov}")
     fi

@@ -2693,6 +2693,22 @@ fn every_step_accepted_from_a_state_near_the_port_energys_range_leaves_it_readab
     );
 }
 
+/// Found by fuzz/deserialize_state: from this state a step of a law that is not piecewise affine
+/// met a piece whose damper bound switched three times (on each side of the turn of v_rel and once
+/// after it); the integration indexed past its kinks and panicked, and fmi2DoStep returned
+/// fmi2Fatal. Every step from it must now be an ordinary one.
+#[test]
+fn a_state_whose_step_has_three_kinks_in_one_piece_steps() {
+    let accepted = steps_from_a_fuzzed_state(
+        "fuzzed-three-kinks",
+        include_bytes!("data/state_with_three_kinks_in_one_piece.bin"),
+    );
+    assert_eq!(
+        accepted, 3,
+        "all three steps from the state are ordinary ones"
+    );
+}
+
 /// Restores `bytes` and steps by 1e-3, 0.25 and 1000 s while the FMU accepts the steps, checking
 /// after each that every recorded Real and E_port reads back finite; returns how many it accepted.
 fn steps_from_a_fuzzed_state(name: &str, bytes: &[u8]) -> usize {
@@ -2711,7 +2727,9 @@ fn steps_from_a_fuzzed_state(name: &str, bytes: &[u8]) -> usize {
     let mut accepted = 0;
     for h in [1e-3, 0.25, 1e3] {
         let time = fmu_time(&mut inst);
-        if inst.do_step(time, h, false) != Status::Ok {
+        let status = inst.do_step(time, h, false);
+        assert_ne!(status, Status::Fatal, "a step of {h} s from the state");
+        if status != Status::Ok {
             break;
         }
         accepted += 1;

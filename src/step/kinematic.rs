@@ -461,12 +461,12 @@ fn integrate_phase<L: ContactLaw>(
             phase.bisect((a, g_a), (b, g_b), (rule.impulse, rule.dissipated), result);
         } else {
             let mut start = (a, g_a);
-            for (j, &kink) in kinks[..=count].iter().enumerate() {
-                let end = if j == count {
-                    (b, g_b)
-                } else {
-                    (kink, indicator_at(law, motion, kink))
-                };
+            // Up to three kinks (a switch on each side of the turn and one at it), so up to
+            // four stretches.
+            let kink_ends = kinks[..count]
+                .iter()
+                .map(|&kink| (kink, indicator_at(law, motion, kink)));
+            for end in kink_ends.chain(std::iter::once((b, g_b))) {
                 let stretch = quadrature(law, motion, start.0, end.0);
                 phase.bisect(start, end, (stretch.impulse, stretch.dissipated), result);
                 start = end;
@@ -726,6 +726,42 @@ mod tests {
             exact.impulse
         );
         assert!((exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs());
+    }
+
+    #[test]
+    fn a_piece_with_a_kink_on_each_side_of_the_turn_and_one_after_it() {
+        // n = 1.5 is not piecewise affine, so the piece goes through `integrate_phase`. The body
+        // leaves slowly (damper bound on), turns 0.83 ms in (bound off: d*|v| < |f_c|), gains
+        // speed inward (bound on again) and goes deep enough for the spring to win (off): the
+        // indicator changes sign between all four samples (start, turn, middle, end), three kinks.
+        // fuzz/deserialize_state found a state that stepped into this and indexed past them.
+        let law = GapLaw { n: 1.5, ..LAW };
+        let motion = Motion {
+            s: -0.0052,
+            v: 1.0,
+            a: -1200.0,
+        };
+        let h = 0.025;
+        let still = -motion.v / motion.a;
+        let sample = |tau: f64| (tau, indicator_at(&law, motion, tau));
+        let (_, count) =
+            kinks_between(&law, motion, still, sample(0.0), sample(0.5 * h), sample(h));
+        assert_eq!(
+            count, 3,
+            "the motion must exercise three kinks in one piece"
+        );
+        let exact = integrate_step(&law, motion, h, limits(1.0));
+        let (impulse, dissipated) = brute_force(&law, motion, h);
+        assert!(
+            (exact.impulse - impulse).abs() <= 1e-8 * impulse.abs(),
+            "{} vs {impulse}",
+            exact.impulse
+        );
+        assert!(
+            (exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs(),
+            "{} vs {dissipated}",
+            exact.dissipated
+        );
     }
 
     #[test]
