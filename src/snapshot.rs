@@ -3,6 +3,7 @@
 //! instead of being trusted.
 
 use crate::coupling::{Correction, Pace, Prediction};
+use crate::laws::ForceLaw;
 use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
 
@@ -414,6 +415,15 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     // was published (63) when it was made: adopted from a corrupt state, an unpublished one
     // would couple the step through a mass no output shows (found by fuzz/deserialize_state).
     if !(values[73] >= 0.0 && values[74] >= 0.0) || (values[74] > 0.0 && values[63] == 0.0) {
+        malformed = true;
+    }
+    // What a probe held back is the contact's own impulse and dissipation: a force its law can
+    // give, and energy dissipated, not returned (found by fuzz/deserialize_state: a pulling
+    // rest under ElastoGap was delivered as a pulling f_mean).
+    let (rest_impulse, rest_dissipated) = (values[128], values[129]);
+    let may_pull =
+        ForceLaw::from_index(values[CHOICE_SLOTS[0]] as i32).is_none_or(ForceLaw::may_pull);
+    if rest_dissipated < 0.0 || (rest_impulse > 0.0 && !may_pull) {
         malformed = true;
     }
     if malformed || values.iter().any(|v| !v.is_finite()) {

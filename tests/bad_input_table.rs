@@ -712,6 +712,13 @@ fn nan_in_a_slot(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// A probe's held-back impulse that pulls, under ElastoGap (which never pulls).
+fn pulling_probe_rest(mut bytes: Vec<u8>) -> Vec<u8> {
+    let at = elastogap::snapshot::HEADER_SIZE + 8 * 128;
+    bytes[at..at + 8].copy_from_slice(&1e-300f64.to_le_bytes());
+    bytes
+}
+
 fn negative_c(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes[C_SLOT..C_SLOT + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
     bytes
@@ -1429,6 +1436,11 @@ const CASES: &[(&str, Case)] = &[
     }),
     ("deserialize-non-finite", |fmu| {
         call(fmu, instantiated, |i| deserialize_damaged(i, nan_in_a_slot))
+    }),
+    ("deserialize-pulling-probe-rest", |fmu| {
+        call(fmu, instantiated, |i| {
+            deserialize_damaged(i, pulling_probe_rest)
+        })
     }),
     ("deserialize-invalid-parameter", |fmu| {
         call(fmu, instantiated, |i| deserialize_damaged(i, negative_c))

@@ -376,10 +376,7 @@ impl Instance {
         // ElastoGap bounds the damper by the spring; NoPulling, Hunt-Crossley and Adams' IMPACT
         // clamp the force at 0; SpringDamper, RecurDyn's contact and its two-sided Gap Force may
         // pull, as in those tools.
-        let pulls = matches!(
-            law,
-            ForceLaw::SpringDamper | ForceLaw::RecurDynContact | ForceLaw::GapForce
-        );
+        let pulls = law.may_pull();
         if !pulls {
             assert!(
                 f <= 0.0,

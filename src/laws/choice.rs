@@ -20,6 +20,17 @@ indexed_choice! {
     }
 }
 
+impl ForceLaw {
+    /// Whether the law's force may pull (`f > 0`): SpringDamper, RecurDyn's contact and its
+    /// two-sided Gap Force, as in those tools; the others bound or clamp it at 0.
+    pub fn may_pull(self) -> bool {
+        matches!(
+            self,
+            ForceLaw::SpringDamper | ForceLaw::RecurDynContact | ForceLaw::GapForce
+        )
+    }
+}
+
 /// The parameters that choose the law and those only some laws use; the spring parameters
 /// shared by every law are a [`GapLaw`]. The choices are kept as the importer set them and read
 /// through `from_index` when the law is made: a value out of range is refused when the
