@@ -157,12 +157,6 @@ pub const PROBE_SHARE: f64 = 1e-5;
 /// bodies are pushed by forces that hide the answer), and the contact is integrated along it.
 pub const PROBE_LIMIT: u32 = 2;
 
-/// Whether steps without a mass probe at all. Off: a smooth prescribed motion (FMPy's and
-/// fmi-sim's input tables) can answer one probe like a body, and an adopted mass then takes the
-/// contact off the prescribed motion; a second probe confirming the first (the same mass from a
-/// different force) is to come first (issue 19, docs/coupling.md).
-pub const PROBING: bool = false;
-
 /// `f_next`, made or still to be made: a master that steps the gap first never reads it, and
 /// for it the prediction would double the work of every step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -660,7 +654,9 @@ impl Coupling {
         a_before: f64,
         now: Observed,
     ) -> bool {
-        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
+        // A probe's answer is small (a millionth of the approach speed at a tenth of a contact
+        // duration); a master's velocities are exact to a few units of 1e-16 of them.
+        let rounding = 1e-12 * (now.v.abs() + self.last.v.abs());
         // Which force the master held may not be known yet: one that moved as if free held
         // none, otherwise the one of the two that is not zero.
         let unforced = (dv - a_before * h).abs() <= rounding;
@@ -683,10 +679,18 @@ impl Coupling {
         // A body under a force held constant moves on a parabola: its positions follow from its
         // velocities (`s1 - s0 = (v0 + v1)/2*h`). Inputs that do not (a master that prescribes
         // the motion, a body pushed by changing forces) tell no mass.
-        let moved = now.s - self.last.s;
-        let bend = moved - 0.5 * (now.v + self.last.v) * h;
-        let parabolic = bend.abs() <= 1e-9 * (moved.abs() + (now.v.abs() + self.last.v.abs()) * h);
-        let steady = steady && parabolic;
+        let parabolic = |from: Observed, to: Observed| {
+            let (moved, h) = (to.s - from.s, to.time - from.time);
+            let bend = moved - 0.5 * (to.v + from.v) * h;
+            bend.abs() <= 1e-9 * (moved.abs() + (to.v.abs() + from.v.abs()) * h)
+        };
+        // So must the step before it, where the master saw one: a smooth prescribed motion bends
+        // off the parabola by h^3/12 times its third derivative, which passes through zero at
+        // one step now and then, but not at two in a row.
+        let seen_before = self.before_last.time < self.last.time;
+        let steady = steady
+            && parabolic(self.last, now)
+            && (!seen_before || parabolic(self.before_last, self.last));
         let told = applied
             .filter(|_| answered.abs() > rounding && steady)
             .map(|force| (-force * h / answered, a_before));
@@ -727,8 +731,7 @@ impl Coupling {
     /// holds `f_next` holds the probe one step later). A run's first step that starts compressed
     /// is not: its contact is under way (unless the bodies stepped into it unseen).
     pub fn probing(&self, new_contact: bool) -> bool {
-        PROBING
-            && self.mass_estimate == 0.0
+        self.mass_estimate == 0.0
             && self.unclear_probes < PROBE_LIMIT
             && (self.probe_pending || new_contact)
     }

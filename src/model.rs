@@ -794,10 +794,17 @@ impl ElastoGap {
                 let compressed_start = self.coupling.last_h == 0.0
                     && distance_outside(law.contact_ends(), step_end.start.s) < 0.0
                     && !self.coupling.replay_pending;
-                let new_contact = self.coupling.last_force == 0.0
-                    && self.coupling.last_next == 0.0
-                    && !compressed_start;
-                let probe = self.coupling.probing(new_contact) && report.integral.substeps > 0;
+                // A probe of a contact that began at the very end of the last step may have been
+                // too small for an answer; one this step's probe dwarfs leaves it new.
+                let held_before = self
+                    .coupling
+                    .last_force
+                    .abs()
+                    .max(self.coupling.last_next.abs());
+                let dwarfed = 1e-3 * PROBE_SHARE * (report.integral.impulse / h).abs();
+                let new_contact =
+                    (held_before == 0.0 || held_before < dwarfed) && !compressed_start;
+                let probe = self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
                 if probe {
                     report.integral.impulse *= PROBE_SHARE;
                     report.integral.dissipated *= PROBE_SHARE;

@@ -66,9 +66,19 @@ fn high_accuracy_solution_converges_and_matches_closed_form_and_msl() {
 
 /// Max deviation of the co-simulation at `step` from the high-accuracy solution.
 fn cosim_deviation(fmu: &std::sync::Arc<Fmu>, step: f64, coupling: Coupling) -> [(f64, f64); 4] {
+    cosim_deviation_with(fmu, step, coupling, 0.0)
+}
+
+fn cosim_deviation_with(
+    fmu: &std::sync::Arc<Fmu>,
+    step: f64,
+    coupling: Coupling,
+    m_eff: f64,
+) -> [(f64, f64); 4] {
     let options = DemoOptions {
         step,
         coupling,
+        m_eff,
         ..DemoOptions::default()
     };
     let run = cosim::run_demo(fmu, &options).unwrap_or_else(|e| panic!("{e}"));
@@ -118,9 +128,12 @@ fn demo_cosimulation_at_10_ms_stays_in_the_msl_tube_and_naive_coupling_does_not(
 #[test]
 fn substepped_couplings_converge_at_second_order_with_and_without_input_derivatives() {
     let fmu = Fmu::load_default();
+    // With the mass given (mass2, 1 kg against a wall): without it, the first contact's first
+    // step holds a probe (docs/coupling.md), a one-step error of second order too, but whose size
+    // depends on where in the step the contact begins, which hides the order.
     for coupling in [Coupling::Best, Coupling::MeanForce] {
         let gap_error = |step: f64| {
-            let d = cosim_deviation(&fmu, step, coupling);
+            let d = cosim_deviation_with(&fmu, step, coupling, 1.0);
             d[0].0.max(d[1].0)
         };
         let (e10, e5, e2) = (gap_error(0.01), gap_error(0.005), gap_error(0.002));

@@ -133,8 +133,14 @@ def plot(rows, path, ratio):
         axis.axhspan(0.99, 1.01, color="green", alpha=0.12, lw=0)
     axes[2].axhline(3.0, color="grey", lw=0.8, ls="--")
     axes[0].legend(loc="lower left", fontsize=8)
+    # m_eff = 0 has no place on the log axis: its row is named in the title.
+    unknown = "; ".join(
+        f"{r['master']} {r['rebound_over_exact']:.4f} / {r['E_loss_over_lost']:.4f} / "
+        f"{r['largest_speed_over_impact']:.2f}"
+        for r in rows if r["m_eff_over_mass"] == 0
+    )
     figure.suptitle(f"1 kg at 1 m/s, c = 1e4 N/m, d = 20 N.s/m, steps of {ratio:g} contact durations: "
-                    f"after {STEPS} steps", fontsize=10)
+                    f"after {STEPS} steps\nm_eff = 0 (rebound / E_loss / speed): {unknown}", fontsize=10)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
 
