@@ -144,6 +144,14 @@ pub struct Coupling {
     /// The impulse (N.s) and dissipation (J) a probe held back, to deliver with the next step
     /// where its answer told nothing.
     pub probe_rest: (f64, f64),
+    /// What probes whose answer is still to come held back (N.s, J): delivered with the rest of
+    /// the probe that ends probing, dropped where an answer tells the mass (the replay delivers
+    /// the contact whole).
+    pub probe_rest_waiting: (f64, f64),
+    /// Whether `f_next` had been read before the last step, so that a master could hold it over
+    /// that step. One that reads it only from then on (cofmupy reads every output after a step,
+    /// none before the first) held its own start value: no force.
+    pub next_readable: bool,
 }
 
 /// The share of the contact's impulse along the extrapolated motion that a step holds while no
@@ -311,6 +319,10 @@ impl Coupling {
             return learned;
         }
         let dv = now.v - self.last.v;
+        if self.f_next_read && !self.next_readable {
+            // Read only after the step: no master held it over the step.
+            self.last_next = 0.0;
+        }
         let holds_before = self.master_holds_next;
         // A master that reads f_next and never f_mean holds f_next: it steps all units at once.
         if self.f_next_read && !self.f_mean_read {
@@ -667,9 +679,16 @@ impl Coupling {
             }
             known => known,
         };
+        let rest = 1.0 / PROBE_SHARE - 1.0;
+        let this_rest = (
+            rest * self.last_contact_impulse,
+            rest * self.last_dissipated,
+        );
         if applied == Some(0.0) {
             // The master held no force over the probed step (it holds f_next, made a step
             // earlier, and holds the probe now): the answer comes with the next step.
+            self.probe_rest_waiting.0 += this_rest.0;
+            self.probe_rest_waiting.1 += this_rest.1;
             return true;
         }
         // Where no free step has shown the external acceleration (a contact in the first
@@ -696,6 +715,7 @@ impl Coupling {
             .map(|force| (-force * h / answered, a_before));
         match told {
             Some((m, a_ext)) if m.is_finite() && m > 0.0 && a_ext.is_finite() => {
+                self.probe_rest_waiting = (0.0, 0.0);
                 learned.new_estimate = Some(m);
                 self.last_estimate = m;
                 self.mass_estimate = m;
@@ -714,11 +734,8 @@ impl Coupling {
                 // Along the motion after all: the rest of the probed step's impulse and
                 // dissipation is delivered with the next step.
                 self.unclear_probes += 1;
-                let rest = 1.0 / PROBE_SHARE - 1.0;
-                self.probe_rest = (
-                    rest * self.last_contact_impulse,
-                    rest * self.last_dissipated,
-                );
+                let waiting = std::mem::take(&mut self.probe_rest_waiting);
+                self.probe_rest = (this_rest.0 + waiting.0, this_rest.1 + waiting.1);
             }
         }
         false

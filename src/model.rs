@@ -936,6 +936,7 @@ impl ElastoGap {
         // Unread, f_next was held by no master: the step then tells nothing about which force
         // the master holds, as when the two are equal.
         self.coupling.last_next = next_before.unwrap_or(self.f_mean);
+        self.coupling.next_readable = next_before.is_some();
         // The dynamic step decides the force it assumes held itself, with its correction plan.
         if !report.dynamic {
             self.coupling.assumed_held = match (self.coupling.master_holds_next, next_before) {
@@ -1188,6 +1189,13 @@ impl ElastoGap {
                 (None, Some(next)) if next != held => {
                     let (m, o, c) = after(next, coupling.passivity_in_next);
                     (m, o, c, next)
+                }
+                // Not readable before this step: the master that will hold it reads it from now
+                // on (cofmupy reads every output after a step, none before the first), and held
+                // its own start value over this step, no force. To any other it is only an output.
+                (None, None) if held != 0.0 => {
+                    let (m, o, c) = after(0.0, 0.0);
+                    (m, o, c, 0.0)
                 }
                 _ => (master_next, owed, coupling.correction, held),
             };

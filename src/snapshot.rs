@@ -25,9 +25,11 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// after the `f_next` made last, the probe without a mass (pending, unclear answers, the impulse
 /// and dissipation it held back), the master's motion at the step before the last and the force
 /// it held then, and the port energy had the master held `f_next`.
-const FORMAT_VERSION: u32 = 8;
+/// 9: whether `f_next` had been read before the last step, and what probes whose answer is
+/// still to come held back.
+const FORMAT_VERSION: u32 = 9;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 135;
+const FIELD_COUNT: usize = 138;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -301,6 +303,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.before_last.v);
     visitor(&mut c.last_held_before);
     visitor(&mut c.e_port_if_next);
+    visit_flag(visitor, &mut c.next_readable);
+    visitor(&mut c.probe_rest_waiting.0);
+    visitor(&mut c.probe_rest_waiting.1);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -394,6 +399,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(125, 0.0, 2.0); // its pace
     check_integer_slot(126, 0.0, 1.0); // a probe's answer pending
     check_integer_slot(127, 0.0, f64::from(u32::MAX)); // unclear probes
+    check_integer_slot(135, 0.0, 1.0); // f_next read before the last step
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
@@ -420,11 +426,12 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     // What a probe held back is the contact's own impulse and dissipation: a force its law can
     // give, and energy dissipated, not returned (found by fuzz/deserialize_state: a pulling
     // rest under ElastoGap was delivered as a pulling f_mean).
-    let (rest_impulse, rest_dissipated) = (values[128], values[129]);
     let may_pull =
         ForceLaw::from_index(values[CHOICE_SLOTS[0]] as i32).is_none_or(ForceLaw::may_pull);
-    if rest_dissipated < 0.0 || (rest_impulse > 0.0 && !may_pull) {
-        malformed = true;
+    for (impulse, dissipated) in [(values[128], values[129]), (values[136], values[137])] {
+        if dissipated < 0.0 || (impulse > 0.0 && !may_pull) {
+            malformed = true;
+        }
     }
     if malformed || values.iter().any(|v| !v.is_finite()) {
         return Err(

@@ -446,6 +446,7 @@ impl System<'_> {
                         .fold(0.0, worse)
                 };
                 let case = &self.case;
+                trace_if_asked(master, case, &at, &run, after.first().copied().unwrap_or(0));
                 report.check(
                     master,
                     case,
