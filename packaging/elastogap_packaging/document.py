@@ -190,5 +190,9 @@ def write_documentation(stage, md, platforms):
     documentation = stage / "documentation"
     documentation.mkdir(exist_ok=True)
     force_plot, law_plots = write_plots(stage, md, documentation)
+    # Drawn through the packaged FMU by tools/coupling_map.py (a minute of co-simulations), so kept
+    # in the repository and copied here.
+    (documentation / "coupling_mass_error.png").write_bytes(
+        (ROOT / "docs" / "coupling" / "mass_error.png").read_bytes())
     (documentation / "index.html").write_text(render_index(md, platforms, force_plot, law_plots),
                                               encoding="utf-8")
