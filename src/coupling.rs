@@ -475,7 +475,13 @@ impl Coupling {
         // Every force the coupling made the master hold answers with the mass: the contact's,
         // and the corrections after it.
         let coupled = self.last_contact_impulse != 0.0 || self.episode.open || self.owed_s != 0.0;
-        if coupled && applied.is_none() {
+        // What either force could have changed the velocity by: below rounding (a free step's
+        // residue) the master was asked nothing.
+        let asked = mass.is_none_or(|m| {
+            let largest = self.last_force.abs().max(self.last_next.abs());
+            largest * h1 / m > 1e-9 * (now.v.abs() + self.last.v.abs())
+        });
+        if coupled && applied.is_none() && asked {
             // The master answered, but which force it held is not known yet: nothing contradicts
             // the mass in use.
             self.trust_mass_in_use(mass);
@@ -590,11 +596,15 @@ impl Coupling {
             dv,
             h: h1,
         } = answer;
-        if force == 0.0 {
+        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
+        // A force too small to change the velocity beyond rounding through the mass in use (a
+        // free step's rounding residue, 1e-15 N) asks nothing: its answer neither confirms the
+        // mass nor tells one.
+        let visible = mass.map_or(force != 0.0, |m| (force * h1 / m).abs() > rounding);
+        if !visible {
             return;
         }
         let answered = dv - a_before * h1;
-        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
         let estimate = -force * h1 / answered;
         if !(answered.abs() > rounding && estimate.is_finite() && estimate > 0.0) {
             // No mass can be read from it (a body pushed by springs or a drive during the

@@ -95,6 +95,7 @@ impl LoneImpact {
             c: p.c,
             d: p.d,
             m_eff,
+            s_rel0: 0.0,
         };
         cosimulate(fmu, gap, &body, master, self.h, self.steps, 1)
     }
@@ -312,7 +313,12 @@ fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
         let gravity = move |_: f64, _: f64, _: f64| -mass * G;
         let ball = MasterBody::new(mass, drop_height, 0.0, &gravity);
-        let unknown_mass = Gap { c, d, m_eff: 0.0 };
+        let unknown_mass = Gap {
+            c,
+            d,
+            m_eff: 0.0,
+            s_rel0: 0.0,
+        };
         for ratio in [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0] {
             let h = ratio * t_c;
             // The drop and about five bounces, and at least 40 steps.
@@ -407,6 +413,7 @@ impl System<'_> {
                 c: self.c,
                 d: self.d,
                 m_eff: self.mass,
+                s_rel0: 0.0,
             };
             let at = format!(
                 "h={}ms ({:.1}T_c) {} contacts",
@@ -603,6 +610,7 @@ fn every_master_moves_a_free_body_along_the_closed_form_throw() {
             c: 1e6,
             d: 200.0,
             m_eff: 1.0,
+            s_rel0: 0.0,
         };
         let run = cosimulate(&fmu, gap, &body, master, h, 30, 1);
         for s in &run {

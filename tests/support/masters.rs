@@ -61,6 +61,8 @@ pub struct Gap {
     pub c: f64,
     pub d: f64,
     pub m_eff: f64,
+    /// Where the contact begins (`s_rel < s_rel0`); the body at flange_b meets it there.
+    pub s_rel0: f64,
 }
 
 /// The master's body.
@@ -178,7 +180,11 @@ pub fn cosimulate_plant(
         .map(|v| v.value_reference);
     let mut outputs = vec![f_mean, e_loss, m_est];
     outputs.extend(e_port);
-    ok(inst.set_real(&[c, d, m_eff], &[gap.c, gap.d, gap.m_eff]));
+    let s_rel0 = inst.vr("s_rel0", VarType::Real);
+    ok(inst.set_real(
+        &[c, d, m_eff, s_rel0],
+        &[gap.c, gap.d, gap.m_eff, gap.s_rel0],
+    ));
     let mut y = plant.initial;
     ok(inst.set_real(&[s_a, v_a, s_b, v_b], &[0.0, 0.0, y[0], y[1]]));
     ok(inst.exit_initialization_mode());
