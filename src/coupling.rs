@@ -161,6 +161,14 @@ pub struct Coupling {
 /// a millionth of it, far above rounding, at a tenth of a contact duration.
 pub const PROBE_SHARE: f64 = 1e-5;
 
+/// The share of the speeds below which a velocity change is taken for rounding in a master's
+/// answer to a force the coupling made.
+const ANSWER_ROUNDING: f64 = 1e-9;
+
+/// The same for an answer to a probe, which is small (a millionth of the approach speed at a
+/// tenth of a contact duration): a master's velocities are exact to a few units of 1e-16 of them.
+const PROBE_ROUNDING: f64 = 1e-12;
+
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
 /// bodies are pushed by forces that hide the answer), and the contact is integrated along it.
 pub const PROBE_LIMIT: u32 = 2;
@@ -346,7 +354,7 @@ impl Coupling {
                     let tolerance = if mass.is_some() {
                         0.25 * forced_change
                     } else {
-                        1e-9 * (now.v.abs() + self.last.v.abs())
+                        self.rounding(now, ANSWER_ROUNDING)
                     };
                     let unforced = (dv - expected * h1).abs() <= tolerance;
                     if self.a_ext_count > 0 || mass.is_some() {
@@ -475,13 +483,8 @@ impl Coupling {
         // Every force the coupling made the master hold answers with the mass: the contact's,
         // and the corrections after it.
         let coupled = self.last_contact_impulse != 0.0 || self.episode.open || self.owed_s != 0.0;
-        // What either force could have changed the velocity by: below rounding (a free step's
-        // residue) the master was asked nothing.
-        let asked = mass.is_none_or(|m| {
-            let largest = self.last_force.abs().max(self.last_next.abs());
-            largest * h1 / m > 1e-9 * (now.v.abs() + self.last.v.abs())
-        });
-        if coupled && applied.is_none() && asked {
+        let largest_held = self.last_force.abs().max(self.last_next.abs());
+        if coupled && applied.is_none() && self.asks(largest_held, h1, mass, now) {
             // The master answered, but which force it held is not known yet: nothing contradicts
             // the mass in use.
             self.trust_mass_in_use(mass);
@@ -596,14 +599,10 @@ impl Coupling {
             dv,
             h: h1,
         } = answer;
-        let rounding = 1e-9 * (now.v.abs() + self.last.v.abs());
-        // A force too small to change the velocity beyond rounding through the mass in use (a
-        // free step's rounding residue, 1e-15 N) asks nothing: its answer neither confirms the
-        // mass nor tells one.
-        let visible = mass.map_or(force != 0.0, |m| (force * h1 / m).abs() > rounding);
-        if !visible {
+        if !self.asks(force, h1, mass, now) {
             return;
         }
+        let rounding = self.rounding(now, ANSWER_ROUNDING);
         let answered = dv - a_before * h1;
         let estimate = -force * h1 / answered;
         if !(answered.abs() > rounding && estimate.is_finite() && estimate > 0.0) {
@@ -676,9 +675,7 @@ impl Coupling {
         a_before: f64,
         now: Observed,
     ) -> bool {
-        // A probe's answer is small (a millionth of the approach speed at a tenth of a contact
-        // duration); a master's velocities are exact to a few units of 1e-16 of them.
-        let rounding = 1e-12 * (now.v.abs() + self.last.v.abs());
+        let rounding = self.rounding(now, PROBE_ROUNDING);
         // Which force the master held may not be known yet: one that moved as if free held
         // none, otherwise the one of the two that is not zero.
         let unforced = (dv - a_before * h).abs() <= rounding;
@@ -850,6 +847,21 @@ impl Coupling {
             && self.correction.count == 0
             && owed_nothing
             && distance_outside(law.contact_ends(), now.s) >= 0.0
+    }
+
+    /// The velocity change that rounding can hide, `relative` times the speeds at both ends of
+    /// the step to `now`.
+    fn rounding(&self, now: Observed, relative: f64) -> f64 {
+        relative * (now.v.abs() + self.last.v.abs())
+    }
+
+    /// Whether `force` held over `h` changes the velocity beyond rounding through `mass` (any
+    /// force that is not 0 without one): a smaller one, a free step's rounding residue (1e-15 N),
+    /// asks the master nothing, and its answer neither confirms a mass nor tells one.
+    fn asks(&self, force: f64, h: f64, mass: Option<f64>, now: Observed) -> bool {
+        mass.map_or(force != 0.0, |m| {
+            (force * h / m).abs() > self.rounding(now, ANSWER_ROUNDING)
+        })
     }
 
     /// How much the external acceleration changed between the last two steps it is known for.

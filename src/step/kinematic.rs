@@ -639,6 +639,22 @@ mod tests {
         (impulse, dissipated)
     }
 
+    /// The step integral over `h` in one substep against [`brute_force`], to 1e-8.
+    fn matches_brute_force_in_one_substep(law: &GapLaw, motion: Motion, h: f64) {
+        let exact = integrate_step(law, motion, h, limits(1.0));
+        let (impulse, dissipated) = brute_force(law, motion, h);
+        assert!(
+            (exact.impulse - impulse).abs() <= 1e-8 * impulse.abs(),
+            "{} vs {impulse}",
+            exact.impulse
+        );
+        assert!(
+            (exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs(),
+            "{} vs {dissipated}",
+            exact.dissipated
+        );
+    }
+
     #[test]
     fn crossings_of_a_motion_entering_and_leaving() {
         // s = 0.01 - tau + 20 tau^2 /2 ... roots of 10 tau^2 - tau + 0.01: tau = (1 -+ sqrt(0.6))/20.
@@ -717,15 +733,7 @@ mod tests {
             v: -0.5,
             a: 600.0,
         };
-        let h = 9e-4;
-        let exact = integrate_step(&law, motion, h, limits(1.0));
-        let (impulse, dissipated) = brute_force(&law, motion, h);
-        assert!(
-            (exact.impulse - impulse).abs() <= 1e-8 * impulse.abs(),
-            "{} vs {impulse}",
-            exact.impulse
-        );
-        assert!((exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs());
+        matches_brute_force_in_one_substep(&law, motion, 9e-4);
     }
 
     #[test]
@@ -750,18 +758,7 @@ mod tests {
             count, 3,
             "the motion must exercise three kinks in one piece"
         );
-        let exact = integrate_step(&law, motion, h, limits(1.0));
-        let (impulse, dissipated) = brute_force(&law, motion, h);
-        assert!(
-            (exact.impulse - impulse).abs() <= 1e-8 * impulse.abs(),
-            "{} vs {impulse}",
-            exact.impulse
-        );
-        assert!(
-            (exact.dissipated - dissipated).abs() <= 1e-8 * dissipated.abs(),
-            "{} vs {dissipated}",
-            exact.dissipated
-        );
+        matches_brute_force_in_one_substep(&law, motion, h);
     }
 
     #[test]
