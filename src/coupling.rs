@@ -357,7 +357,10 @@ impl Coupling {
                         self.rounding(now, ANSWER_ROUNDING)
                     };
                     let unforced = (dv - expected * h1).abs() <= tolerance;
-                    if self.a_ext_count > 0 || mass.is_some() {
+                    // Before any external acceleration is known, a velocity change may be
+                    // gravity's; no change at all is no force (the held one would have to
+                    // cancel an unseen one exactly).
+                    if self.a_ext_count > 0 || mass.is_some() || unforced {
                         self.master_holds_next = Some((self.last_next == 0.0) == unforced);
                     }
                 }
