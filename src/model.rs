@@ -801,9 +801,11 @@ impl ElastoGap {
                     .last_force
                     .abs()
                     .max(self.coupling.last_next.abs());
-                let dwarfed = 1e-3 * PROBE_SHARE * (report.integral.impulse / h).abs();
+                // Compared as impulses: a division by h here would wait for the integration
+                // on every kinematic step.
+                let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
                 let new_contact =
-                    (held_before == 0.0 || held_before < dwarfed) && !compressed_start;
+                    (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
                 let probe = self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
                 if probe {
                     report.integral.impulse *= PROBE_SHARE;
