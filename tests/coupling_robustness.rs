@@ -117,8 +117,8 @@ fn trace_if_asked(master: Master, case: &str, at: &str, run: &[Sample], from: us
         println!("{key} (judged from sample {from})");
         for (k, s) in run.iter().enumerate() {
             println!(
-                "  {k:3} t={:.4e} x={:+.6e} v={:+.6e} held={:+.4e} E_loss={:.6e} E_port={:?} m_est={:.4}",
-                s.t, s.x, s.v, s.held, s.e_loss, s.e_port, s.m_eff_estimate
+                "  {k:3} t={:.4e} x={:+.6e} v={:+.6e} held={:+.4e} E_loss={:.6e} E_port={:?} m_est={:.4} x2={:+.6e} v2={:+.6e}",
+                s.t, s.x, s.v, s.held, s.e_loss, s.e_port, s.m_eff_estimate, s.partner_x, s.partner_v
             );
         }
     }
