@@ -822,6 +822,48 @@ impl Coupling {
         self.replay_pending = true;
     }
 
+    /// At a step start, with a mass: a master inside the contact range that the model's last step
+    /// did not bring into contact, over which nothing was held (the model missed it: in the first
+    /// step no external acceleration is known yet, so a body falling under gravity from rest was
+    /// taken as standing still). That step is taken as one the master held no force over, as
+    /// after an unseen step: its contact opens the episode at its start, replayed at once with
+    /// the external acceleration the step has just shown, and the impulse the master missed is
+    /// delivered in the following steps. Integrated from where the master is instead, the contact
+    /// started deep in the stop: a 1 kg ball dropped 5 cm onto c = 1e4 N/m at steps of ten contact
+    /// durations was thrown at 51 m/s.
+    pub fn begin_after_missed_contact<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        now: Observed,
+        limits: SubstepLimits,
+    ) {
+        let ends = law.contact_ends();
+        let h = now.time - self.last.time;
+        let missed = self.last_h > 0.0
+            && h > 0.0
+            && self.last_contact_impulse == 0.0
+            && self.last_force == 0.0
+            && self.last_next == 0.0
+            && !self.episode.open
+            && !self.replay_pending
+            && distance_outside(ends, now.s) < 0.0
+            && distance_outside(ends, self.last.s) >= 0.0;
+        if !missed {
+            return;
+        }
+        let last_step = Motion {
+            s: self.last.s,
+            v: self.last.v,
+            a: (now.v - self.last.v) / h,
+        };
+        let integral = integrate_step(law, last_step, h, limits);
+        if integral.substeps == 0 || !integral.impulse.is_finite() {
+            return;
+        }
+        self.last_contact_impulse = integral.impulse;
+        self.replay_pending = true;
+    }
+
     /// After a contact given through a wrong mass, whose velocity the correction restores: once
     /// the master and the model are both clear of the contact, the model takes the master's
     /// position. The offset the wrong mass left is the master's motion, which the FMU does not

@@ -756,6 +756,11 @@ impl ElastoGap {
             self.coupling
                 .begin_after_unseen_step(law, initial, observed, h, limits);
         }
+        if self.effective_mass().is_some() {
+            let limits = self.substep_limits();
+            self.coupling
+                .begin_after_missed_contact(law, observed, limits);
+        }
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
