@@ -801,15 +801,9 @@ impl Coupling {
         if self.last_h != 0.0 || !moved || !plausible {
             return;
         }
-        let unseen = Motion {
-            s: initial.s,
-            v: initial.v,
-            a: (now.v - initial.v) / h,
-        };
-        let integral = integrate_step(law, unseen, h, limits);
-        if integral.substeps == 0 || !integral.impulse.is_finite() {
+        let Some(impulse) = contact_over_unheld_step(law, initial, now, h, limits) else {
             return;
-        }
+        };
         self.last = Observed {
             time: now.time - h,
             ..initial
@@ -818,7 +812,7 @@ impl Coupling {
         self.last_force = 0.0;
         self.last_next = 0.0;
         self.assumed_held = 0.0;
-        self.last_contact_impulse = integral.impulse;
+        self.last_contact_impulse = impulse;
         self.replay_pending = true;
     }
 
@@ -851,17 +845,10 @@ impl Coupling {
         if !missed {
             return;
         }
-        let last_step = Motion {
-            s: self.last.s,
-            v: self.last.v,
-            a: (now.v - self.last.v) / h,
-        };
-        let integral = integrate_step(law, last_step, h, limits);
-        if integral.substeps == 0 || !integral.impulse.is_finite() {
-            return;
+        if let Some(impulse) = contact_over_unheld_step(law, self.last, now, h, limits) {
+            self.last_contact_impulse = impulse;
+            self.replay_pending = true;
         }
-        self.last_contact_impulse = integral.impulse;
-        self.replay_pending = true;
     }
 
     /// After a contact given through a wrong mass, whose velocity the correction restores: once
@@ -1225,6 +1212,25 @@ impl Correction {
             },
         )
     }
+}
+
+/// The impulse of the contact that the master's motion from `from` to `now` (a step of `h` over
+/// which it held no force, so uniformly accelerated) met along the way, if it met one: what a
+/// step the FMU did not see, or saw and missed, owes the master.
+fn contact_over_unheld_step<L: ContactLaw>(
+    law: &L,
+    from: Observed,
+    now: Observed,
+    h: f64,
+    limits: SubstepLimits,
+) -> Option<f64> {
+    let motion = Motion {
+        s: from.s,
+        v: from.v,
+        a: (now.v - from.v) / h,
+    };
+    let integral = integrate_step(law, motion, h, limits);
+    (integral.substeps > 0 && integral.impulse.is_finite()).then_some(integral.impulse)
 }
 
 /// The share of the last contact's dissipation by which `E_loss` may exceed what the port

@@ -751,13 +751,12 @@ impl ElastoGap {
                 0.0
             };
         }
+        let limits = self.substep_limits();
         if let Some(initial) = self.coupling.initial.take() {
-            let limits = self.substep_limits();
             self.coupling
                 .begin_after_unseen_step(law, initial, observed, h, limits);
         }
         if self.effective_mass().is_some() {
-            let limits = self.substep_limits();
             self.coupling
                 .begin_after_missed_contact(law, observed, limits);
         }
@@ -765,7 +764,6 @@ impl ElastoGap {
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
         report.mass_disagreement = learned.disagreement;
-        let limits = self.substep_limits();
         // Settled: no contact under way for the master or the model, nothing owed. Then whatever
         // the port received and the contact did not report dissipated was dissipated all the
         // same (no energy is stored), and whatever it returned beyond that is the passivity
