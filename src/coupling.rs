@@ -75,6 +75,9 @@ pub struct Coupling {
     /// Whether the master holds `f_next` (it steps all units at once) rather than `f_mean`, as
     /// told by a step where only one of them was zero; unknown until then.
     pub master_holds_next: Option<bool>,
+    /// Whether a clear answer told it: until then any step's answer may change it, from then on
+    /// only one [`OVERTURN`] times clearer (a master does not change its scheme).
+    pub holds_next_settled: bool,
     /// The force the last step's bookkeeping assumed the master holds over it.
     pub assumed_held: f64,
     /// The mass answered by a single step whose force both readings agree on; 0 if none yet.
@@ -289,6 +292,10 @@ pub struct Learned {
 /// FMU warns.
 pub const DISAGREEMENT: f64 = 0.1;
 
+/// How many times clearer than the external acceleration's change and the mass's margin a step's
+/// answer must be to overturn which force the master was told to hold.
+const OVERTURN: f64 = 4.0;
+
 /// The disagreement beyond which the FMU adopts an answer through a steady external acceleration
 /// (a lone body, gravity), which is exact to rounding. Any other answer is adopted only beyond
 /// [`DISAGREEMENT`]: a body pushed by springs or a drive during the contact answers a few per cent
@@ -335,11 +342,21 @@ impl Coupling {
         // A master that reads f_next and never f_mean holds f_next: it steps all units at once.
         if self.f_next_read && !self.f_mean_read {
             self.master_holds_next = Some(true);
+            self.holds_next_settled = true;
         }
         // Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
         // before the step (it stepped all units at once)? Where they differ, the one that fits
         // the external acceleration seen so far; the model then owes the master the difference.
         if self.last_next != self.last_force {
+            // An answer settles the reading where it is clearer than what the change of the
+            // external acceleration over the last step could explain; until then each step's
+            // answer may change it. A master does not change its scheme during a run: once
+            // settled, a step overturns the reading only where its answer is [`OVERTURN`] times
+            // clearer than that and a mass off by the warning margin together. A body pushed through a contact by a spring behind it answered a Jacobi
+            // master's step 0.1 m/s^2 closer to f_mean, the reading flipped, and E_port and the
+            // owed motion went off by the difference of the two forces.
+            let doubt = self.a_ext_trend();
+            let mut told = None;
             match mass {
                 // Where one of them is zero, the velocity change tells without a mass (a wrong
                 // one can tie the fit below): did the master's bodies feel a force at all? In
@@ -356,12 +373,15 @@ impl Coupling {
                     } else {
                         self.rounding(now, ANSWER_ROUNDING)
                     };
-                    let unforced = (dv - expected * h1).abs() <= tolerance;
+                    let unexplained = (dv - expected * h1).abs();
+                    let unforced = unexplained <= tolerance;
+                    let margin = (unexplained - tolerance).abs();
+                    let clear = (margin > doubt * h1, margin > OVERTURN * doubt * h1);
                     // Before any external acceleration is known, a velocity change may be
                     // gravity's; no change at all is no force (the held one would have to
                     // cancel an unseen one exactly).
                     if self.a_ext_count > 0 || mass.is_some() || unforced {
-                        self.master_holds_next = Some((self.last_next == 0.0) == unforced);
+                        told = Some(((self.last_next == 0.0) == unforced, clear));
                     }
                 }
                 Some(m) if self.a_ext_count > 0 => {
@@ -374,11 +394,23 @@ impl Coupling {
                     let separation = (self.last_next - self.last_force).abs() / m;
                     let noise = 1e-9 * (dv.abs() / h1 + self.last_force.abs() / m + expected.abs());
                     if separation > noise {
-                        let holds_next = misfit(self.last_next) < misfit(self.last_force);
-                        self.master_holds_next = Some(holds_next);
+                        let (if_next, if_mean) = (misfit(self.last_next), misfit(self.last_force));
+                        let largest = self.last_next.abs().max(self.last_force.abs()) / m;
+                        let margin = (if_next - if_mean).abs();
+                        let clear = (
+                            margin > doubt,
+                            margin > OVERTURN * (doubt + DISAGREEMENT * largest),
+                        );
+                        told = Some((if_next < if_mean, clear));
                     }
                 }
                 _ => {}
+            }
+            if let Some((holds_next, (settles, overturns))) = told {
+                if !self.holds_next_settled || overturns {
+                    self.master_holds_next = Some(holds_next);
+                    self.holds_next_settled |= settles;
+                }
             }
         }
         // A step whose force is the same under both readings and not zero answers with the mass

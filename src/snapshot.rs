@@ -27,9 +27,10 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// it held then, and the port energy had the master held `f_next`.
 /// 9: whether `f_next` had been read before the last step, and what probes whose answer is
 /// still to come held back.
-const FORMAT_VERSION: u32 = 9;
+/// 10: whether a clear answer told which force the master holds.
+const FORMAT_VERSION: u32 = 10;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 138;
+const FIELD_COUNT: usize = 139;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -306,6 +307,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.next_readable);
     visitor(&mut c.probe_rest_waiting.0);
     visitor(&mut c.probe_rest_waiting.1);
+    visit_flag(visitor, &mut c.holds_next_settled);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -400,6 +402,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(126, 0.0, 1.0); // a probe's answer pending
     check_integer_slot(127, 0.0, f64::from(u32::MAX)); // unclear probes
     check_integer_slot(135, 0.0, 1.0); // f_next read before the last step
+    check_integer_slot(138, 0.0, 1.0); // which force the master holds, settled
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining
