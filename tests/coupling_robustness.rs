@@ -366,8 +366,10 @@ struct System<'a> {
     case: String,
     c: f64,
     d: f64,
-    /// The contacting body's mass (also `m_eff`: the contact sees it against the fixed stop).
+    /// The contacting body's mass (the contact sees it against the fixed stop).
     mass: f64,
+    /// The `m_eff` the gap is given: the mass, or 0 (unknown).
+    m_eff: f64,
     external: &'a dyn Fn(f64, f64, f64) -> f64,
     start: Start,
     energy: &'a dyn Fn(State) -> f64,
@@ -421,7 +423,7 @@ impl System<'_> {
             let gap = Gap {
                 c: self.c,
                 d: self.d,
-                m_eff: self.mass,
+                m_eff: self.m_eff,
                 s_rel0: 0.0,
             };
             let at = format!(
@@ -519,6 +521,7 @@ fn with_partner_behind(c: f64, speed: f64) -> System<'static> {
         c,
         d: issue_damping(c),
         mass: 1.0,
+        m_eff: 1.0,
         external: &free,
         start: Start {
             x: 0.005,
@@ -554,6 +557,14 @@ fn case4a_a_body_with_a_second_body_behind_it_follows_the_exact_motion() {
 fn case4b_a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("Case 4b: driven 1 kg on a 200 N/m spring into a stop, c = 1e6");
+    each_driven_body(1.0, |system| system.check(&fmu, &mut report));
+    report.finish();
+}
+
+/// Case 4b's systems: a 1 kg body on a 200 N/m spring, driven near its resonance by a sinusoidal
+/// force into a stiff stop (c = 1e6 N/m), two dampings and four drive frequencies, the gap given
+/// `m_eff`.
+fn each_driven_body(m_eff: f64, mut visit: impl FnMut(&System)) {
     let (mass, k_s, rest, amplitude) = (1.0_f64, 200.0_f64, 0.01, 2.0);
     let natural = (k_s / mass).sqrt();
     let energy = |y: State| 0.5 * mass * y[1] * y[1] + 0.5 * k_s * (y[0] - rest).powi(2);
@@ -569,19 +580,39 @@ fn case4b_a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motio
                 dt_free: 1e-4,
                 dt_contact: std::f64::consts::PI * (mass / 1e6).sqrt() / 2000.0,
             };
-            let system = System {
+            visit(&System {
                 case: format!("d={d} drive {tuning}*w_n"),
                 c: 1e6,
                 d,
                 mass,
+                m_eff,
                 external: &external,
                 start,
                 energy: &energy,
                 duration: 2.0,
+            });
+        }
+    }
+}
+
+/// Case 4 with the default `m_eff` = 0 (not in the issue's list, which asks case 4 with the mass
+/// given and `m_eff` = 0 for a lone body only, but what a user gets who leaves the default): the
+/// same systems and criteria. Measured, not met (docs/coupling.md).
+#[test]
+#[ignore = "not met yet: cargo test --release --test coupling_robustness -- --ignored --nocapture"]
+fn case4c_bodies_not_alone_with_the_default_unknown_mass() {
+    let fmu = Fmu::load_default();
+    let mut report = Report::new("Case 4c: case 4a and 4b with m_eff = 0");
+    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
+        for speed in [1.0, 2.0] {
+            let system = System {
+                m_eff: 0.0,
+                ..with_partner_behind(c, speed)
             };
             system.check(&fmu, &mut report);
         }
     }
+    each_driven_body(0.0, |system| system.check(&fmu, &mut report));
     report.finish();
 }
 
