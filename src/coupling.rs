@@ -352,9 +352,10 @@ impl Coupling {
             // external acceleration over the last step could explain; until then each step's
             // answer may change it. A master does not change its scheme during a run: once
             // settled, a step overturns the reading only where its answer is [`OVERTURN`] times
-            // clearer than that and a mass off by the warning margin together. A body pushed through a contact by a spring behind it answered a Jacobi
-            // master's step 0.1 m/s^2 closer to f_mean, the reading flipped, and E_port and the
-            // owed motion went off by the difference of the two forces.
+            // clearer than that and a mass off by the warning margin together. A body pushed
+            // through a contact by a spring behind it answered a Jacobi master's step 0.1 m/s^2
+            // closer to f_mean, the reading flipped, and E_port and the owed motion went off by
+            // the difference of the two forces.
             let doubt = self.a_ext_trend();
             let mut told = None;
             match mass {
@@ -810,9 +811,10 @@ impl Coupling {
 
     /// Before the first step: where the master moved its bodies since initialization by one
     /// step (it stepped them first), that step is taken as one the master held no force over,
-    /// from the initial motion, and tells the external acceleration. A contact the motion met in it opens the contact episode there,
-    /// to be replayed with the mass at once (without one, as soon as a probe's answer tells it),
-    /// so that the impulse the master missed is delivered in the following steps.
+    /// from the initial motion, and tells the external acceleration. A contact the motion met in
+    /// it opens the contact episode there, to be replayed with the mass at once (without one, as
+    /// soon as a probe's answer tells it), so that the impulse the master missed is delivered in
+    /// the following steps.
     pub fn begin_after_unseen_step<L: ContactLaw>(
         &mut self,
         law: &L,

@@ -280,6 +280,30 @@ fn case2_a_wrong_or_unknown_mass_is_learned_without_creating_energy() {
 /// body while it is out of contact shows up too, and the energy at its last point, where the
 /// coupling's correction after the contact before it is over if the flight lasts four steps or
 /// more: what the ball carries into the next contact.
+/// The height every ball is dropped from (m), at rest.
+const DROP_HEIGHT: f64 = 0.05;
+
+/// A ball of `mass` dropped from [`DROP_HEIGHT`] onto a stop of stiffness `c` and damping `d`, the
+/// gap given `m_eff`, `steps` steps of `h` under `master`.
+fn drop_ball(
+    fmu: &Arc<Fmu>,
+    (mass, c, d): (f64, f64, f64),
+    m_eff: f64,
+    master: Master,
+    h: f64,
+    steps: usize,
+) -> Vec<Sample> {
+    let gravity = move |_: f64, _: f64, _: f64| -mass * G;
+    let ball = MasterBody::new(mass, DROP_HEIGHT, 0.0, &gravity);
+    let gap = Gap {
+        c,
+        d,
+        m_eff,
+        s_rel0: 0.0,
+    };
+    cosimulate(fmu, gap, &ball, master, h, steps, 1)
+}
+
 fn flight_largest_and_last_energies(run: &[Sample], mass: f64) -> Vec<(f64, f64)> {
     let mut flights: Vec<(f64, f64)> = Vec::new();
     for (k, s) in run.iter().enumerate() {
@@ -303,7 +327,6 @@ fn flight_largest_and_last_energies(run: &[Sample], mass: f64) -> Vec<(f64, f64)
 fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("Case 3: ball of unknown mass (m_eff = 0) under gravity");
-    let drop_height = 0.05;
     let balls = [
         (1.0_f64, 1e4_f64, issue_damping(1e4)),
         (1.0, 1e6, issue_damping(1e6)),
@@ -313,27 +336,19 @@ fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
     ];
     for (mass, c, d) in balls {
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
-        let gravity = move |_: f64, _: f64, _: f64| -mass * G;
-        let ball = MasterBody::new(mass, drop_height, 0.0, &gravity);
-        let unknown_mass = Gap {
-            c,
-            d,
-            m_eff: 0.0,
-            s_rel0: 0.0,
-        };
         for ratio in [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0] {
             let h = ratio * t_c;
             // The drop and about five bounces, and at least 40 steps.
             let steps = (0.6 / h).ceil().max(40.0) as usize;
             for master in Master::EVERY_ORDERING {
-                let run = cosimulate(&fmu, unknown_mass, &ball, master, h, steps, 1);
+                let run = drop_ball(&fmu, (mass, c, d), 0.0, master, h, steps);
                 let flights = flight_largest_and_last_energies(&run, mass);
                 let case = format!("m={mass} c={c:.0e} d={d:.1}");
                 let at = format!("h={ratio}T_c");
                 trace_if_asked(master, &case, &at, &run, 0);
                 // The gain over the flight before, against the drop's energy: rounding-level
                 // slack only.
-                let drop_energy = mass * G * drop_height;
+                let drop_energy = mass * G * DROP_HEIGHT;
                 let gain = flights
                     .windows(2)
                     .map(|w| (w[1].0 - w[0].0) / drop_energy)
@@ -395,12 +410,39 @@ impl System<'_> {
         ]
     }
 
+    /// The master's state at the start.
+    fn initial(&self) -> State {
+        let (x2, v2) = self.start.partner.map_or((0.0, 0.0), |(_, x, v)| (x, v));
+        [self.start.x, self.start.v, x2, v2]
+    }
+
+    /// The master's RK4 substeps per communication step `h`: as fine as the reference between
+    /// contacts.
+    fn substeps(&self, h: f64) -> usize {
+        (h / self.start.dt_free).ceil() as usize
+    }
+
+    /// One co-simulation of the system with the gap under `master` at steps `h`.
+    fn run(&self, fmu: &Arc<Fmu>, master: Master, h: f64) -> Vec<Sample> {
+        let derivative = |t: f64, y: State, held: f64| self.derivative(t, y, held);
+        let plant = Plant {
+            initial: self.initial(),
+            derivative: &derivative,
+        };
+        let gap = Gap {
+            c: self.c,
+            d: self.d,
+            m_eff: self.m_eff,
+            s_rel0: 0.0,
+        };
+        let steps = (self.duration / h).round() as usize;
+        cosimulate_plant(fmu, gap, &plant, master, h, steps, self.substeps(h))
+    }
+
     /// Case 4's checks at steps `h` of 1, 5 and 10 ms for every master.
     fn check(&self, fmu: &Arc<Fmu>, report: &mut Report) {
         let t_c = std::f64::consts::PI * (self.mass / self.c).sqrt();
-        let (x2, v2) = self.start.partner.map_or((0.0, 0.0), |(_, x, v)| (x, v));
-        let initial = [self.start.x, self.start.v, x2, v2];
-        let e0 = (self.energy)(initial);
+        let e0 = (self.energy)(self.initial());
         for h in [1e-3, 5e-3, 10e-3] {
             let steps = (self.duration / h).round() as usize;
             let body = Body {
@@ -410,22 +452,8 @@ impl System<'_> {
                 s_rel0: 0.0,
                 external: self.external,
             };
-            let fine = (h / self.start.dt_free).ceil() as usize;
-            let exact = reference(body, &self.start, h, steps, fine);
+            let exact = reference(body, &self.start, h, steps, self.substeps(h));
             assert!(exact.events.len() >= 2, "{}: {:?}", self.case, exact.events);
-            let derivative = |t: f64, y: State, held: f64| self.derivative(t, y, held);
-            let plant = Plant {
-                initial,
-                derivative: &derivative,
-            };
-            // The master integrates as finely as the reference between contacts.
-            let substeps = fine;
-            let gap = Gap {
-                c: self.c,
-                d: self.d,
-                m_eff: self.m_eff,
-                s_rel0: 0.0,
-            };
             let at = format!(
                 "h={}ms ({:.1}T_c) {} contacts",
                 h * 1e3,
@@ -433,7 +461,7 @@ impl System<'_> {
                 exact.events.len()
             );
             for master in Master::EVERY_ORDERING {
-                let run = cosimulate_plant(fmu, gap, &plant, master, h, steps, substeps);
+                let run = self.run(fmu, master, h);
                 let state = |s: &Sample| [s.x, s.v, s.partner_x, s.partner_v];
                 // Judged from the 4th step after the one each contact ended in: a master that
                 // held no force over the contact's step (body first, or Jacobi when the contact
@@ -693,33 +721,16 @@ fn a_body_pushed_by_a_spring_behind_it_does_not_change_which_force_a_jacobi_mast
     for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
         for speed in [1.0, 2.0] {
             let system = with_partner_behind(c, speed);
-            let (x2, v2) = system.start.partner.map_or((0.0, 0.0), |(_, x, v)| (x, v));
-            let derivative = |t: f64, y: State, held: f64| system.derivative(t, y, held);
-            let plant = Plant {
-                initial: [system.start.x, system.start.v, x2, v2],
-                derivative: &derivative,
-            };
-            let gap = Gap {
-                c,
-                d: system.d,
-                m_eff: system.mass,
-                s_rel0: 0.0,
-            };
             for h in [1e-3, 5e-3, 10e-3] {
-                let steps = (system.duration / h).round() as usize;
-                let substeps = (h / system.start.dt_free).ceil() as usize;
                 for master in [Master::Jacobi, Master::JacobiReadingAfter] {
-                    let run = cosimulate_plant(&fmu, gap, &plant, master, h, steps, substeps);
+                    let run = system.run(&fmu, master, h);
                     let at = format!("h={}ms", h * 1e3);
                     check_port_energy(&mut report, master, &system.case, &at, &run);
                 }
             }
         }
     }
-    // Whatever COUPLING_REPORT_ONLY says: this one is in the default suite.
-    let violations = report.violations();
-    report.finish();
-    assert_eq!(violations, 0);
+    report.finish_in_the_default_suite();
 }
 
 /// An unknown mass's contact inside the first step, under the masters that held no force over it
@@ -747,10 +758,7 @@ fn an_unknown_mass_met_in_the_first_step_counts_the_port_energy_the_master_gave(
             }
         }
     }
-    // Whatever COUPLING_REPORT_ONLY says: this one is in the default suite.
-    let violations = report.violations();
-    report.finish();
-    assert_eq!(violations, 0);
+    report.finish_in_the_default_suite();
 }
 
 /// A ball of known mass (`m_eff` its mass) dropped from rest onto the stop, its first contact inside
@@ -767,8 +775,7 @@ fn an_unknown_mass_met_in_the_first_step_counts_the_port_energy_the_master_gave(
 fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("ball of known mass, contact in the first step");
-    let drop_height = 0.05;
-    let impact_speed = (2.0 * G * drop_height).sqrt();
+    let impact_speed = (2.0 * G * DROP_HEIGHT).sqrt();
     // Soft enough that the steps stay within ten contact durations (case 3's range), stiff
     // contacts falling into the first step only at hundreds (where the ball bounces several times
     // within a step: another regime).
@@ -778,20 +785,12 @@ fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown
         (0.3, 1e3, 0.5 * issue_damping(1e3)),
     ] {
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
-        let gravity = move |_: f64, _: f64, _: f64| -mass * G;
-        let ball = MasterBody::new(mass, drop_height, 0.0, &gravity);
-        let known_mass = Gap {
-            c,
-            d,
-            m_eff: mass,
-            s_rel0: 0.0,
-        };
         // Steps at which the fall (0.1 s) ends inside the first step.
-        let fall = (2.0 * drop_height / G).sqrt();
+        let fall = (2.0 * DROP_HEIGHT / G).sqrt();
         for h in [1.2 * fall, 2.0 * fall, 3.0 * fall] {
             let steps = 30;
             let master = Master::GaussSeidel;
-            let run = cosimulate(&fmu, known_mass, &ball, master, h, steps, 1);
+            let run = drop_ball(&fmu, (mass, c, d), mass, master, h, steps);
             let case = format!("m={mass} c={c:.0e}");
             let at = format!("h={:.0}T_c", h / t_c);
             trace_if_asked(master, &case, &at, &run, 0);
@@ -804,7 +803,7 @@ fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown
                 5.0,
                 &at,
             );
-            let drop_energy = mass * G * drop_height;
+            let drop_energy = mass * G * DROP_HEIGHT;
             let most = run
                 .iter()
                 .skip(4)
@@ -820,13 +819,9 @@ fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown
             );
         }
     }
-    let violations = report.violations();
-    report.finish();
-    assert_eq!(violations, 0);
+    report.finish_in_the_default_suite();
 }
 
-/// The `E_port` check itself, on made-up records: an FMU that counts the port energy over the steps
-/// it has seen both ends of passes, one that is off by more than 1e-9 does not.
 /// A ball of unknown mass (`m_eff` = 0) dropped onto the stop under the Gauss–Seidel master that
 /// steps the body first: the FMU's first step sees the ball a step's fall below where it was set
 /// during initialization, a step over which the master held no force. Its velocity change is
@@ -841,27 +836,18 @@ fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown
 fn a_ball_of_unknown_mass_stepped_before_the_gap_is_not_thrown() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("ball of unknown mass, the body stepped first");
-    let drop_height = 0.05;
-    let impact_speed = (2.0 * G * drop_height).sqrt();
+    let impact_speed = (2.0 * G * DROP_HEIGHT).sqrt();
     for (mass, c, d) in [
         (1.0_f64, 1e4_f64, issue_damping(1e4)),
         (0.3, 1e5, issue_damping(1e5)),
         (1.0, 1e6, issue_damping(1e6)),
     ] {
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
-        let gravity = move |_: f64, _: f64, _: f64| -mass * G;
-        let ball = MasterBody::new(mass, drop_height, 0.0, &gravity);
-        let unknown_mass = Gap {
-            c,
-            d,
-            m_eff: 0.0,
-            s_rel0: 0.0,
-        };
         for ratio in [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0] {
             let h = ratio * t_c;
             let steps = (0.6 / h).ceil().max(40.0) as usize;
             let master = Master::GaussSeidelBodyFirst;
-            let run = cosimulate(&fmu, unknown_mass, &ball, master, h, steps, 1);
+            let run = drop_ball(&fmu, (mass, c, d), 0.0, master, h, steps);
             let case = format!("m={mass} c={c:.0e}");
             let at = format!("h={ratio}T_c");
             trace_if_asked(master, &case, &at, &run, 0);
@@ -877,11 +863,11 @@ fn a_ball_of_unknown_mass_stepped_before_the_gap_is_not_thrown() {
             );
         }
     }
-    let violations = report.violations();
-    report.finish();
-    assert_eq!(violations, 0);
+    report.finish_in_the_default_suite();
 }
 
+/// The `E_port` check itself, on made-up records: an FMU that counts the port energy over the steps
+/// it has seen both ends of passes, one that is off by more than 1e-9 does not.
 #[test]
 fn the_port_energy_check_accepts_only_the_masters_count() {
     let records = |master: Master, offset: f64| -> Vec<Sample> {
