@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
-    Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE,
+    Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_LIMIT, PROBE_SHARE,
     STEADY_ADOPTION,
 };
 use crate::laws::{
@@ -809,10 +809,36 @@ impl ElastoGap {
                 let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
-                let probe = self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+                let mut probe =
+                    self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
                 if probe {
-                    report.integral.impulse *= PROBE_SHARE;
-                    report.integral.dissipated *= PROBE_SHARE;
+                    let full = (report.integral.impulse, report.integral.dissipated);
+                    // Where the master read a probe in f_next before the step, the step holds
+                    // the same force: a master whose reading is not told yet (it has held only
+                    // zeros so far) then answers the same probe whichever of the two it holds.
+                    let probe_in_next = next_before
+                        .filter(|&next| {
+                            self.coupling.probe_pending
+                                && next * full.0 > 0.0
+                                && (next * h).abs() <= full.0.abs()
+                        })
+                        .map(|next| next * h / full.0);
+                    let sizing = self.coupling.probe_sizing(step_end.start.v.abs(), h);
+                    match probe_in_next.or_else(|| sizing.share(full.0)) {
+                        Some(share) => {
+                            report.integral.impulse *= share;
+                            report.integral.dissipated *= share;
+                            let waiting = &mut self.coupling.probe_rest_waiting;
+                            waiting.0 += full.0 - report.integral.impulse;
+                            waiting.1 += full.1 - report.integral.dissipated;
+                        }
+                        None => {
+                            // Safe along the motion: what earlier probes held back comes now.
+                            self.coupling.unclear_probes = PROBE_LIMIT;
+                            self.coupling.end_probing();
+                            probe = false;
+                        }
+                    }
                 }
                 let (impulse, dissipated) = std::mem::take(&mut self.coupling.probe_rest);
                 report.integral.impulse += impulse;
@@ -831,14 +857,21 @@ impl ElastoGap {
         let kinematic_next = Prediction::Kinematic {
             start: step_end.end,
             h,
-            probe: self.coupling.probing(report.integral.substeps == 0),
+            probe: self
+                .coupling
+                .probing(report.integral.substeps == 0)
+                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
         let next = if self.coupling.f_next_read {
             match planned_over {
                 Some(_) => self.coupling.make_f_next(law, limits),
-                None => kinematic_next.force(law, limits),
+                None => {
+                    let force = kinematic_next.force(law, limits);
+                    self.coupling.note_probe_in_next(&kinematic_next, force);
+                    force
+                }
             }
         } else {
             0.0

@@ -28,9 +28,12 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 9: whether `f_next` had been read before the last step, and what probes whose answer is
 /// still to come held back.
 /// 10: whether a clear answer told which force the master holds.
-const FORMAT_VERSION: u32 = 10;
+/// 11: the least mass the last probe's answer allowed (it sizes the next probe), and how far the
+/// external acceleration's linear extrapolation missed the newest mean, and a probe's rough answer
+/// waiting for confirmation (mass, doubt, force).
+const FORMAT_VERSION: u32 = 11;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 139;
+const FIELD_COUNT: usize = 144;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -308,6 +311,11 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.probe_rest_waiting.0);
     visitor(&mut c.probe_rest_waiting.1);
     visit_flag(visitor, &mut c.holds_next_settled);
+    visitor(&mut c.probe_mass_floor);
+    visitor(&mut c.a_ext_miss);
+    visitor(&mut c.rough_answer.mass);
+    visitor(&mut c.rough_answer.doubt);
+    visitor(&mut c.rough_answer.force);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -435,6 +443,10 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
         if dissipated < 0.0 || (impulse > 0.0 && !may_pull) {
             malformed = true;
         }
+    }
+    // A least mass is a mass, and a miss a distance: never negative.
+    if values[139] < 0.0 || values[140] < 0.0 || values[141] < 0.0 || values[142] < 0.0 {
+        malformed = true;
     }
     if malformed || values.iter().any(|v| !v.is_finite()) {
         return Err(

@@ -154,15 +154,17 @@ def step_means_along_quadratics(s0, v0, acc, h, p, nodes=400):
 
 
 # The FMU without a mass (m_eff = 0) holds a probe in a contact's first step: PROBE_SHARE of the
-# impulse and dissipation along the motion. A prescribed motion answers nothing, and the rest comes
-# with the next step (a probe too small for any answer is repeated once): docs/coupling.md.
+# impulse and dissipation along the motion. A prescribed motion answers nothing; where the motion's
+# own acceleration changes could hide an answer the probe grows, up to PROBE_LIMIT probes, and what
+# the probes held back comes with the step after the last: docs/coupling.md.
 PROBE_SHARE = 1e-5
-PROBE_WINDOW = 3
+PROBE_LIMIT = 3
+PROBE_WINDOW = PROBE_LIMIT + 1
 
 
 def probe_windows(per_step):
     """Per step: whether it lies in a probe window, the steps from a contact's first one (a nonzero
-    value after a zero or the start) to two after it; and the windows as (first, end) slices,
+    value after a zero or the start) to PROBE_LIMIT after it; and the windows as (first, end) slices,
     overlapping ones merged."""
     inside = np.asarray(per_step) != 0.0
     first = inside & ~np.concatenate([[False], inside[:-1]])
