@@ -95,7 +95,7 @@ impl Status {
 }
 
 /// The share of the impulse along the motion that a step holds, without a mass, when a contact
-/// begins in it (a probe: `src/coupling.rs`, docs/coupling.md): what `f_mean` and `E_loss` of such
+/// begins in it (a probe: `src/coupling/probe.rs`, docs/coupling.md): what `f_mean` and `E_loss` of such
 /// a step are, against the integral along the motion. `contact_dynamics` checks the FMU against
 /// this value.
 #[allow(dead_code)]

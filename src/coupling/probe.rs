@@ -1,0 +1,275 @@
+//! Without a mass: the probe. A step whose contact is new to the master holds a small share of
+//! the impulse along the motion, and the master's answer tells the mass (docs/coupling.md,
+//! "Without a mass: the probe").
+
+use super::{Coupling, Extrapolation, Learned, Observed};
+
+/// A mass a probe's answer gave through a changing external acceleration: adopted only once a
+/// probe at least [`CONFIRMING_GROWTH`] times larger answers the same mass within both answers'
+/// doubts. A body answers in proportion to the force it is given; a master that prescribes the
+/// motion does not (its "answer" is what the extrapolation of its acceleration missed).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RoughAnswer {
+    /// kg; 0: none.
+    pub mass: f64,
+    /// The relative doubt of `mass`.
+    pub doubt: f64,
+    /// The probe's force (N).
+    pub force: f64,
+}
+
+/// How many times larger than a rough answer's probe the one that confirms it must be.
+const CONFIRMING_GROWTH: f64 = 2.0;
+
+/// The share of the contact's impulse along the extrapolated motion that a step holds while no
+/// mass is known (a probe): that impulse grows with the square of the contact's time in the step
+/// over the contact's duration (2.5e4 times what a body needs at a hundred contact durations),
+/// so a share of 1e-5 changes an approach speed by at most about half of it there, and is still
+/// a millionth of it, far above rounding, at a tenth of a contact duration.
+pub const PROBE_SHARE: f64 = 1e-5;
+
+/// The same for an answer to a probe, which is small (a millionth of the approach speed at a
+/// tenth of a contact duration): a master's velocities are exact to a few units of 1e-16 of them.
+const PROBE_ROUNDING: f64 = 1e-12;
+
+/// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
+/// bodies are pushed by forces that hide the answer even from a grown probe), and the contact is
+/// integrated along it.
+pub const PROBE_LIMIT: u32 = 3;
+
+/// How many times the change of the external acceleration over a step (as a velocity change) a
+/// probe's answer must stand out of where that change is not steady (a body pushed by a spring
+/// or a drive): the mass it tells is then within -20 % and +33 %, inside the range the robust
+/// correction is built for (0.5-2x), and later answers refine it.
+const PROBE_CLARITY: f64 = 4.0;
+
+/// The share of the approach speed a grown probe may change the bodies' speed by, through the
+/// least mass the unclear answer before it allows.
+const PROBE_RESPONSE: f64 = 0.1;
+
+/// The largest share of the step's impulse a grown probe holds.
+const PROBE_SHARE_LIMIT: f64 = 0.1;
+
+/// How large a probe is: [`PROBE_SHARE`] of the impulse along the motion at first; after an answer
+/// that the external acceleration's change hid, as large as the least mass that answer allows
+/// lets it be without changing the bodies' speed by more than [`PROBE_RESPONSE`] of `speed`.
+/// A probe that is to confirm a rough answer holds at least [`CONFIRMING_GROWTH`] times that
+/// answer's impulse.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeSizing {
+    pub mass_floor: f64,
+    pub speed: f64,
+    /// N.s; 0 where no rough answer waits.
+    pub least_impulse: f64,
+}
+
+impl ProbeSizing {
+    /// The share of an impulse `impulse` (N.s) along the motion that the probe holds; None where
+    /// the whole impulse changes the speed by less than [`PROBE_RESPONSE`] of it even through the
+    /// least mass (a step short against the contact's duration): there the impulse along the
+    /// motion is safe, and probing ends.
+    pub fn share(self, impulse: f64) -> Option<f64> {
+        if self.mass_floor <= 0.0 || impulse == 0.0 {
+            return Some(PROBE_SHARE);
+        }
+        let safe = PROBE_RESPONSE * self.speed * self.mass_floor;
+        let share = safe.max(self.least_impulse) / impulse.abs();
+        if share.is_nan() {
+            Some(PROBE_SHARE)
+        } else if safe >= impulse.abs() {
+            None
+        } else {
+            Some(share.clamp(PROBE_SHARE, PROBE_SHARE_LIMIT))
+        }
+    }
+}
+
+impl Coupling {
+    /// The answer to a probe (a step held a share of the contact's impulse while no mass is
+    /// known). A clear one from a steady external acceleration (a lone body, gravity) gives the
+    /// mass exactly; one that stands [`PROBE_CLARITY`] times out of the external acceleration's
+    /// change (a body pushed by a spring or a drive) gives it roughly, and the robust correction
+    /// takes it from there. Either is adopted at once: the contact is replayed with it and its
+    /// velocity restored in the following step. An answer that change hid grows the next probe
+    /// (`probe_mass_floor`); one with nothing to hide it (a master that prescribes the motion) or
+    /// the last of [`PROBE_LIMIT`] ends probing, and the impulse the probes held back is delivered
+    /// along the motion with the next step. Returns whether the step ahead probes again (the
+    /// answer is still to come, or the probe grows).
+    pub(super) fn learn_from_probe(
+        &mut self,
+        learned: &mut Learned,
+        applied: Option<f64>,
+        dv: f64,
+        h: f64,
+        a_before: f64,
+        now: Observed,
+    ) -> bool {
+        let rounding = self.rounding(now, PROBE_ROUNDING);
+        // Which force the master held may not be known yet: one that moved as if free held
+        // none, otherwise the one of the two that is not zero.
+        let unforced = (dv - a_before * h).abs() <= rounding;
+        // Two probes of the same sign (f_mean and the f_next made a step earlier, both sized
+        // along the motion) are the same answer to within their difference.
+        let (force, force_doubt) = match applied {
+            Some(force) => (force, 0.0),
+            None if unforced => (0.0, 0.0),
+            None if self.last_force == 0.0 || self.last_next == 0.0 => {
+                (self.last_force + self.last_next, 0.0)
+            }
+            None if self.last_force * self.last_next > 0.0 => (
+                0.5 * (self.last_force + self.last_next),
+                0.5 * (self.last_force - self.last_next).abs(),
+            ),
+            None => {
+                self.unclear_probes += 1;
+                return self.end_probing();
+            }
+        };
+        if force == 0.0 {
+            // The master held no force over the probed step (it holds f_next, made a step
+            // earlier, and holds the probe now): the answer comes with the next step.
+            return true;
+        }
+        // Where no free step has shown the external acceleration (a contact in the first
+        // step), it is taken as zero: a first contact's answer stands out of gravity over a step.
+        let answered = dv - a_before * h;
+        let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
+        // A body under a force held constant moves on a parabola: its positions follow from its
+        // velocities (`s1 - s0 = (v0 + v1)/2*h`), bent by h^2/12 times the external
+        // acceleration's change over the step. Inputs that do not (a master that prescribes the
+        // motion, a body pushed by changing forces) tell no exact mass.
+        let bend = |from: Observed, to: Observed| {
+            let (moved, h) = (to.s - from.s, to.time - from.time);
+            let bend = moved - 0.5 * (to.v + from.v) * h;
+            let scale = moved.abs() + (to.v.abs() + from.v.abs()) * h;
+            (bend, scale, h)
+        };
+        let parabolic = |(bend, scale, _): (f64, f64, f64)| bend.abs() <= 1e-9 * scale;
+        // So must the step before it, where the master saw one: a smooth prescribed motion bends
+        // off the parabola by h^3/12 times its third derivative, which passes through zero at
+        // one step now and then, but not at two in a row.
+        let seen_before = self.before_last.time < self.last.time;
+        let (bend_now, bend_before) = (
+            bend(self.last, now),
+            seen_before.then(|| bend(self.before_last, self.last)),
+        );
+        let exact = steady
+            && force_doubt == 0.0
+            && parabolic(bend_now)
+            && bend_before.is_none_or(parabolic);
+        // Otherwise the answer is read through the external acceleration extrapolated linearly
+        // (a body pushed by a spring or a drive), and must stand out of what that extrapolation
+        // can miss: its last miss between free steps. Without two free steps before it (a
+        // contact in the first steps), the step's bend.
+        let as_velocity = |(bend, _, h): (f64, f64, f64)| 12.0 * bend / h;
+        // The extrapolation's miss grows with the square of how many steps ahead of the last
+        // mean it reaches (no mean is known while probing without a mass).
+        let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
+        let hidden = match bend_before {
+            Some(before) if self.a_ext_count == 2 => {
+                (self.a_ext_miss * h * 0.5 * ahead * (ahead + 1.0))
+                    .max((as_velocity(bend_now) - as_velocity(before)).abs())
+            }
+            _ => as_velocity(bend_now).abs(),
+        };
+        let through_trend = dv - self.a_ext(Extrapolation::Linear, self.last.time, h) * h;
+        let rough = through_trend.abs() >= PROBE_CLARITY * hidden
+            && force_doubt <= force.abs() / PROBE_CLARITY;
+        let answered = if exact { answered } else { through_trend };
+        let mass = -force * h / answered;
+        let usable = answered.abs() > rounding && mass.is_finite() && mass > 0.0;
+        // A rough answer counts once a larger probe has answered the same mass.
+        let doubt = (hidden / answered.abs() + force_doubt / force.abs()).min(1.0);
+        // A probe that did not grow (a master one step behind holds one made before the rough
+        // answer came) can neither confirm it nor replace it.
+        let previous = self.rough_answer;
+        let grown = force.abs() >= CONFIRMING_GROWTH * previous.force.abs();
+        let confirmed = previous.mass > 0.0
+            && grown
+            && (mass - previous.mass).abs() <= mass * doubt + previous.mass * previous.doubt;
+        if grown {
+            self.rough_answer = if usable && rough && !exact && !confirmed {
+                RoughAnswer { mass, doubt, force }
+            } else {
+                RoughAnswer::default()
+            };
+        }
+        let told = usable && (exact || (rough && confirmed));
+        // The last probe allowed: a rough answer still unconfirmed is adopted all the same (a
+        // body whose answers the forces on it blur, within the robust correction's range),
+        // rather than the contact's whole impulse along a motion that went on deep into it.
+        let last_chance = self.unclear_probes + 1 >= PROBE_LIMIT && self.rough_answer.mass > 0.0;
+        let (told, mass) = if !told && last_chance {
+            (true, self.rough_answer.mass)
+        } else {
+            (told, mass)
+        };
+        if told && a_before.is_finite() {
+            self.rough_answer = RoughAnswer::default();
+            self.probe_rest_waiting = (0.0, 0.0);
+            self.probe_mass_floor = 0.0;
+            learned.new_estimate = Some(mass);
+            self.last_estimate = mass;
+            self.mass_estimate = mass;
+            // A rough mass is confirmed by the next answers, not taken as known.
+            self.mass_confirmed = exact;
+            self.replay_pending = true;
+            if self.a_ext_count == 0 {
+                // The contact's replay and the steps after it take the acceleration the
+                // probes told.
+                self.episode.a_ext = a_before;
+                self.a_ext_means = [a_before, a_before];
+                self.a_ext_times = [self.last.time + 0.5 * h, self.last.time - 0.5 * h];
+                self.a_ext_count = 1;
+            }
+            return false;
+        }
+        self.unclear_probes += 1;
+        // No answer at all, where a body would have answered whatever hid it, is a master that
+        // prescribes the motion: a larger probe would only delay the contact's force.
+        let grows = hidden > rounding
+            && through_trend.abs() > rounding
+            && self.unclear_probes < PROBE_LIMIT;
+        if !grows {
+            return self.end_probing();
+        }
+        // The answer lies within `hidden` of what was measured: the mass is at least the
+        // probe's impulse over the largest velocity change it can have caused.
+        let floor = (force.abs() - force_doubt) * h / (through_trend.abs() + hidden);
+        if floor.is_finite() && floor > self.probe_mass_floor {
+            self.probe_mass_floor = floor;
+        }
+        true
+    }
+
+    /// Probing ends without a mass: what the probes held back is delivered along the motion with
+    /// the next step.
+    pub fn end_probing(&mut self) -> bool {
+        self.probe_mass_floor = 0.0;
+        self.rough_answer = RoughAnswer::default();
+        let waiting = std::mem::take(&mut self.probe_rest_waiting);
+        self.probe_rest = (self.probe_rest.0 + waiting.0, self.probe_rest.1 + waiting.1);
+        false
+    }
+
+    /// How large the next probe is, over a step of `h` where the master moves at `speed` (m/s).
+    pub fn probe_sizing(&self, speed: f64, h: f64) -> ProbeSizing {
+        ProbeSizing {
+            mass_floor: self.probe_mass_floor,
+            speed,
+            least_impulse: CONFIRMING_GROWTH * (self.rough_answer.force * h).abs(),
+        }
+    }
+
+    /// Whether a step without a mass holds a probe instead of the contact's impulse along the
+    /// motion: until an answer tells the mass or [`PROBE_LIMIT`] answers told nothing, a step
+    /// whose contact is new to the master (no contact force in the step before; `new_contact`)
+    /// is probed, and so is every step while a probe's answer is still to come (a master that
+    /// holds `f_next` holds the probe one step later). A run's first step that starts compressed
+    /// is not: its contact is under way (unless the bodies stepped into it unseen).
+    pub fn probing(&self, new_contact: bool) -> bool {
+        self.mass_estimate == 0.0
+            && self.unclear_probes < PROBE_LIMIT
+            && (self.probe_pending || new_contact)
+    }
+}
