@@ -177,7 +177,11 @@ impl Coupling {
             && force_doubt <= force.abs() / PROBE_CLARITY;
         let answered = if exact { answered } else { through_trend };
         let mass = -force * h / answered;
-        let usable = answered.abs() > rounding && mass.is_finite() && mass > 0.0;
+        // Nor below half the least mass an earlier answer allowed: a velocity jump of a prescribed
+        // motion read as the answer to a probe of 1e-6 N once gave 2.6e-10 kg, against a least
+        // mass of 2.6e-7, and the dynamic step through it was not finite.
+        let plausible = |mass: f64| mass >= 0.5 * self.probe_mass_floor;
+        let usable = answered.abs() > rounding && mass.is_finite() && mass > 0.0 && plausible(mass);
         // A rough answer counts once a larger probe has answered the same mass.
         let doubt = (hidden / answered.abs() + force_doubt / force.abs()).min(1.0);
         // A probe that did not grow (a master one step behind holds one made before the rough
@@ -198,7 +202,9 @@ impl Coupling {
         // The last probe allowed: a rough answer still unconfirmed is adopted all the same (a
         // body whose answers the forces on it blur, within the robust correction's range),
         // rather than the contact's whole impulse along a motion that went on deep into it.
-        let last_chance = self.unclear_probes + 1 >= PROBE_LIMIT && self.rough_answer.mass > 0.0;
+        let last_chance = self.unclear_probes + 1 >= PROBE_LIMIT
+            && self.rough_answer.mass > 0.0
+            && plausible(self.rough_answer.mass);
         let (told, mass) = if !told && last_chance {
             (true, self.rough_answer.mass)
         } else {
