@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
-    Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_LIMIT, PROBE_SHARE,
+    Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE,
     STEADY_ADOPTION,
 };
 use crate::laws::{
@@ -833,9 +833,7 @@ impl ElastoGap {
                             waiting.1 += full.1 - report.integral.dissipated;
                         }
                         None => {
-                            // Safe along the motion: what earlier probes held back comes now.
-                            self.coupling.unclear_probes = PROBE_LIMIT;
-                            self.coupling.end_probing();
+                            self.coupling.probe_not_needed();
                             probe = false;
                         }
                     }

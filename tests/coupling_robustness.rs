@@ -545,6 +545,18 @@ fn energy_with_partner(y: State) -> f64 {
         + 0.5 * PARTNER.stiffness * stretch * stretch
 }
 
+/// Case 4a's systems: c = 1e4 to 1e8 N/m, 1 and 2 m/s, the gap given `m_eff`.
+fn each_body_with_partner_behind(m_eff: f64, mut visit: impl FnMut(&System)) {
+    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
+        for speed in [1.0, 2.0] {
+            visit(&System {
+                m_eff,
+                ..with_partner_behind(c, speed)
+            });
+        }
+    }
+}
+
 /// Case 4a's system at stiffness `c`: both bodies coming in together at `speed`, the first 5 mm
 /// from the stop, 0.5 s (two contacts: the first hits the stop, the second pushes it back in).
 fn with_partner_behind(c: f64, speed: f64) -> System<'static> {
@@ -574,11 +586,7 @@ fn with_partner_behind(c: f64, speed: f64) -> System<'static> {
 fn case4a_a_body_with_a_second_body_behind_it_follows_the_exact_motion() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("Case 4a: second 1 kg body behind on a 1e3 N/m spring, m_eff = 1");
-    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
-        for speed in [1.0, 2.0] {
-            with_partner_behind(c, speed).check(&fmu, &mut report);
-        }
-    }
+    each_body_with_partner_behind(1.0, |system| system.check(&fmu, &mut report));
     report.finish();
 }
 
@@ -635,15 +643,7 @@ fn each_driven_body(m_eff: f64, mut visit: impl FnMut(&System)) {
 fn case4c_bodies_not_alone_with_the_default_unknown_mass() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("Case 4c: case 4a and 4b with m_eff = 0");
-    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
-        for speed in [1.0, 2.0] {
-            let system = System {
-                m_eff: 0.0,
-                ..with_partner_behind(c, speed)
-            };
-            system.check(&fmu, &mut report);
-        }
-    }
+    each_body_with_partner_behind(0.0, |system| system.check(&fmu, &mut report));
     each_driven_body(0.0, |system| system.check(&fmu, &mut report));
     report.finish();
 }
@@ -722,18 +722,15 @@ fn every_master_moves_a_free_body_along_the_closed_form_throw() {
 fn a_body_pushed_by_a_spring_behind_it_does_not_change_which_force_a_jacobi_master_holds() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("Jacobi masters, a second body behind: E_port");
-    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
-        for speed in [1.0, 2.0] {
-            let system = with_partner_behind(c, speed);
-            for h in [1e-3, 5e-3, 10e-3] {
-                for master in [Master::Jacobi, Master::JacobiReadingAfter] {
-                    let run = system.run(&fmu, master, h);
-                    let at = format!("h={}ms", h * 1e3);
-                    check_port_energy(&mut report, master, &system.case, &at, &run);
-                }
+    each_body_with_partner_behind(1.0, |system| {
+        for h in [1e-3, 5e-3, 10e-3] {
+            for master in [Master::Jacobi, Master::JacobiReadingAfter] {
+                let run = system.run(&fmu, master, h);
+                let at = format!("h={}ms", h * 1e3);
+                check_port_energy(&mut report, master, &system.case, &at, &run);
             }
         }
-    }
+    });
     report.finish_in_the_default_suite();
 }
 
@@ -776,14 +773,7 @@ fn bodies_not_alone_of_unknown_mass_stay_bounded_under_gauss_seidel() {
             }
         }
     };
-    for c in [1e4_f64, 1e5, 1e6, 1e7, 1e8] {
-        for speed in [1.0, 2.0] {
-            check(&System {
-                m_eff: 0.0,
-                ..with_partner_behind(c, speed)
-            });
-        }
-    }
+    each_body_with_partner_behind(0.0, &mut check);
     each_driven_body(0.0, check);
     report.finish_in_the_default_suite();
 }

@@ -28,8 +28,9 @@ const CONFIRMING_GROWTH: f64 = 2.0;
 /// a millionth of it, far above rounding, at a tenth of a contact duration.
 pub const PROBE_SHARE: f64 = 1e-5;
 
-/// The same for an answer to a probe, which is small (a millionth of the approach speed at a
-/// tenth of a contact duration): a master's velocities are exact to a few units of 1e-16 of them.
+/// The share of the speeds below which a velocity change in a probe's answer is taken for rounding:
+/// the answer is small (a millionth of the approach speed at a tenth of a contact duration), and a
+/// master's velocities are exact to a few units of 1e-16 of them.
 const PROBE_ROUNDING: f64 = 1e-12;
 
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
@@ -178,7 +179,7 @@ impl Coupling {
         let answered = if exact { answered } else { through_trend };
         let mass = -force * h / answered;
         // Nor below half the least mass an earlier answer allowed: a velocity jump of a prescribed
-        // motion read as the answer to a probe of 1e-6 N once gave 2.6e-10 kg, against a least
+        // motion read as the answer to a probe of 8e-7 N once gave 2.6e-10 kg, against a least
         // mass of 2.6e-7, and the dynamic step through it was not finite.
         let plausible = |mass: f64| mass >= 0.5 * self.probe_mass_floor;
         let usable = answered.abs() > rounding && mass.is_finite() && mass > 0.0 && plausible(mass);
@@ -248,9 +249,16 @@ impl Coupling {
         true
     }
 
+    /// The least mass shows the whole impulse along the motion safe (`ProbeSizing::share` is
+    /// None): probing ends for the run, and what earlier probes held back comes with this step.
+    pub fn probe_not_needed(&mut self) {
+        self.unclear_probes = PROBE_LIMIT;
+        self.end_probing();
+    }
+
     /// Probing ends without a mass: what the probes held back is delivered along the motion with
     /// the next step.
-    pub fn end_probing(&mut self) -> bool {
+    fn end_probing(&mut self) -> bool {
         self.probe_mass_floor = 0.0;
         self.rough_answer = RoughAnswer::default();
         let waiting = std::mem::take(&mut self.probe_rest_waiting);
