@@ -734,24 +734,26 @@ fn a_body_pushed_by_a_spring_behind_it_does_not_change_which_force_a_jacobi_mast
     report.finish_in_the_default_suite();
 }
 
-/// Case 4's systems with the default `m_eff` = 0 under the Gauss–Seidel masters (case 4c's, which
-/// the issue does not ask; docs/coupling.md): at every communication point the bodies' energy stays
-/// within 5 times the initial energy of the exact motion's. A body pushed by a spring or a drive
-/// never gives the steady external acceleration a probe's answer used to need; after the unclear
-/// probe the next step delivered the whole impulse along the extrapolated motion, and energies
-/// reached 1e8 (a second body behind) and 5e24 (a driven body) times the initial one. The probe's
-/// answer is now read roughly through the extrapolated acceleration, confirmed by a larger probe:
-/// at most 4.8 times here.
+/// Case 4's systems with the default `m_eff` = 0 under every master (case 4c's, which the issue
+/// does not ask; docs/coupling.md): at every communication point the bodies' energy stays within
+/// 10 times the initial energy of the exact motion's. A body pushed by a spring or a drive never
+/// gives the steady external acceleration a probe's answer used to need; after the unclear probe
+/// the next step delivered the whole impulse along the extrapolated motion, and energies reached
+/// 1e8 (a second body behind) and 5e24 (a driven body) times the initial one. Under Jacobi, once
+/// the rough answer was read, the contact the probes had held back was integrated from where the
+/// master then was, deep in the stop (4e40 before rough answers, 2.4e5 after). Measured now: at
+/// most 4.8 (Gauss–Seidel) and 5.3 (Jacobi) times, both on a driven body at 3.2 contact durations
+/// per step, whose drive does more work on a motion whose phase the first contact put off.
 #[test]
-fn bodies_not_alone_of_unknown_mass_stay_bounded_under_gauss_seidel() {
+fn bodies_not_alone_of_unknown_mass_stay_bounded_under_every_master() {
     let fmu = Fmu::load_default();
-    let mut report = Report::new("case 4c's systems under Gauss-Seidel: energy above the exact");
+    let mut report = Report::new("case 4c's systems: energy above the exact");
     let mut check = |system: &System| {
         let e0 = (system.energy)(system.initial());
         for h in [1e-3, 5e-3, 10e-3] {
             let steps = (system.duration / h).round() as usize;
             let exact = reference(system.body(), &system.start, h, steps, system.substeps(h));
-            for master in [Master::GaussSeidel, Master::GaussSeidelBodyFirst] {
+            for master in Master::EVERY_ORDERING {
                 let run = system.run(&fmu, master, h);
                 let above = run
                     .iter()
@@ -767,7 +769,7 @@ fn bodies_not_alone_of_unknown_mass_stay_bounded_under_gauss_seidel() {
                     &system.case,
                     "energy above exact / E0",
                     above,
-                    5.0,
+                    10.0,
                     &at,
                 );
             }
