@@ -1145,6 +1145,7 @@ impl ElastoGap {
         }
         coupling.replay_pending = false;
         coupling.forgive_position(law, master);
+        coupling.fund_the_model_start(law, master, mass);
         coupling.correction.recover = coupling.master_holds_next != Some(true);
         coupling.correction.robust = !coupling.mass_confirmed;
         // The passivity controller: once settled, a port that returned more than the contact

@@ -936,3 +936,117 @@ fn the_port_energy_check_accepts_only_the_masters_count() {
         assert_eq!(report.violations(), 1, "{master:?}");
     }
 }
+
+/// A small deterministic generator for the stress sweep (xorshift64*): the same systems on
+/// every run.
+struct Draw(u64);
+
+impl Draw {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Log-uniform in `[lo, hi]`.
+    fn log(&mut self, lo: f64, hi: f64) -> f64 {
+        lo * (hi / lo).powf(self.unit())
+    }
+}
+
+/// Random systems a user might couple the gap to, beyond the acceptance cases' grids: a body of
+/// 0.1 to 10 kg, alone or with a second body behind it on a spring, under gravity toward the stop
+/// or free, meeting c = 1e3 to 1e9 N/m with any damping up to the critical, anywhere in its first
+/// three steps, at 0.1 to 100 contact durations per step, the gap given the mass, a mass 0.5 to 2
+/// times off, or none, under every master. None of these systems gains energy, so the bodies'
+/// energy (kinetic, the spring's, gravity's) at every communication point must stay below 10
+/// times the initial energy: what the correction of a held force may lend for a step (the issue's
+/// bound of 3 times the impact speed is 9 times the energy), never a blow-up. Not met: with
+/// `STRESS_SYSTEMS=1000`, on 2026-11-26, 38 Gauss–Seidel runs, 22 body-first and 135 Jacobi runs
+/// of 1,000 each go above (52, 36 and 159 on d292c13); docs/coupling.md says which.
+#[test]
+#[ignore = "a measurement: cargo test --release --test coupling_robustness stress -- --ignored --nocapture"]
+fn stress_random_systems_never_blow_up() {
+    let fmu = Fmu::load_default();
+    let mut report = Report::new("stress: random systems, energy / E0 at any point");
+    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    let systems: usize = std::env::var("STRESS_SYSTEMS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200);
+    for index in 0..systems {
+        let mass = draw.log(0.1, 10.0);
+        let c = draw.log(1e3, 1e9);
+        let critical = 2.0 * (c * mass).sqrt();
+        let d = critical * draw.unit().powi(2);
+        let speed = draw.log(0.1, 10.0);
+        let t_c = std::f64::consts::PI * (mass / c).sqrt();
+        let h = t_c * draw.log(0.1, 100.0);
+        let x0 = speed * h * 3.0 * draw.unit();
+        let gravity = if draw.unit() < 0.3 {
+            draw.log(0.1, 100.0)
+        } else {
+            0.0
+        };
+        let partner = (draw.unit() < 0.5).then(|| {
+            let m2 = mass * draw.log(0.1, 10.0);
+            // The two bodies' own oscillation resolved by the master's steps: a period of 10 to
+            // 200 steps (a coarser one no held force can follow, contact or not).
+            let period = h * draw.log(10.0, 200.0);
+            let k = (2.0 * std::f64::consts::PI / period).powi(2) / (1.0 / mass + 1.0 / m2);
+            (m2, k)
+        });
+        let m_eff = match (draw.unit() * 3.0) as u32 {
+            0 => 0.0,
+            1 => mass,
+            _ => mass * draw.log(0.5, 2.0),
+        };
+        let rest = 1.0;
+        let derivative = move |_: f64, y: State, held: f64| -> State {
+            let spring = partner.map_or(0.0, |(_, k)| k * (y[2] - y[0] - rest));
+            let partner_accel = partner.map_or(0.0, |(m2, _)| -spring / m2);
+            [y[1], (spring - held) / mass - gravity, y[3], partner_accel]
+        };
+        let energy = |y: State| {
+            let spring = partner.map_or(0.0, |(m2, k)| {
+                0.5 * k * (y[2] - y[0] - rest).powi(2) + 0.5 * m2 * y[3] * y[3]
+            });
+            0.5 * mass * y[1] * y[1] + mass * gravity * y[0] + spring
+        };
+        let initial = [x0, -speed, x0 + rest, -speed];
+        let plant = Plant {
+            initial: if partner.is_some() {
+                initial
+            } else {
+                [x0, -speed, 0.0, 0.0]
+            },
+            derivative: &derivative,
+        };
+        let e0 = energy(plant.initial);
+        let substeps = partner.map_or(4, |_| 40);
+        let gap = Gap {
+            c,
+            d,
+            m_eff,
+            s_rel0: 0.0,
+        };
+        let case = format!(
+            "#{index} m={mass:.2} c={c:.1e} d/dc={:.2} v={speed:.2} g={gravity:.1} partner={} m_eff={:.2}",
+            d / critical,
+            partner.map_or("-".to_string(), |(m2, k)| format!("{m2:.2}/{k:.1e}")),
+            m_eff / mass
+        );
+        for master in Master::EVERY_ORDERING {
+            let run = cosimulate_plant(&fmu, gap, &plant, master, h, 60, substeps);
+            let worst = run
+                .iter()
+                .map(|s| energy([s.x, s.v, s.partner_x, s.partner_v]) / e0)
+                .fold(0.0, worse);
+            let at = format!("h={:.2}T_c x0={:.2}vh", h / t_c, x0 / (speed * h));
+            trace_if_asked(master, &case, &at, &run, 0);
+            report.check(master, &case, "energy / E0", worst, 10.0, &at);
+        }
+    }
+    report.finish();
+}
