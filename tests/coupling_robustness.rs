@@ -20,6 +20,7 @@ use support::exact::{Body, Partner};
 use support::masters::{
     cosimulate, cosimulate_plant, Gap, Master, MasterBody, Plant, Sample, State,
 };
+use support::random::Random;
 use support::reference::{reference, Reference, Start};
 use support::scenarios::{
     impact_sweep, issue_damping, worse, ImpactParameters, Placement, Report, STEP_RATIOS,
@@ -937,24 +938,6 @@ fn the_port_energy_check_accepts_only_the_masters_count() {
     }
 }
 
-/// A small deterministic generator for the stress sweep (xorshift64*): the same systems on
-/// every run.
-struct Draw(u64);
-
-impl Draw {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Log-uniform in `[lo, hi]`.
-    fn log(&mut self, lo: f64, hi: f64) -> f64 {
-        lo * (hi / lo).powf(self.unit())
-    }
-}
-
 /// Random systems a user might couple the gap to, beyond the acceptance cases' grids: a body of
 /// 0.1 to 10 kg, alone or with a second body behind it on a spring, under gravity toward the stop
 /// or free, meeting c = 1e3 to 1e9 N/m with any damping up to the critical, anywhere in its first
@@ -970,37 +953,37 @@ impl Draw {
 fn stress_random_systems_never_blow_up() {
     let fmu = Fmu::load_default();
     let mut report = Report::new("stress: random systems, energy / E0 at any point");
-    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    let mut draw = Random(0x9e37_79b9_7f4a_7c15);
     let systems: usize = std::env::var("STRESS_SYSTEMS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(200);
     for index in 0..systems {
-        let mass = draw.log(0.1, 10.0);
-        let c = draw.log(1e3, 1e9);
+        let mass = draw.log_uniform(0.1, 10.0);
+        let c = draw.log_uniform(1e3, 1e9);
         let critical = 2.0 * (c * mass).sqrt();
         let d = critical * draw.unit().powi(2);
-        let speed = draw.log(0.1, 10.0);
+        let speed = draw.log_uniform(0.1, 10.0);
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
-        let h = t_c * draw.log(0.1, 100.0);
+        let h = t_c * draw.log_uniform(0.1, 100.0);
         let x0 = speed * h * 3.0 * draw.unit();
         let gravity = if draw.unit() < 0.3 {
-            draw.log(0.1, 100.0)
+            draw.log_uniform(0.1, 100.0)
         } else {
             0.0
         };
         let partner = (draw.unit() < 0.5).then(|| {
-            let m2 = mass * draw.log(0.1, 10.0);
+            let m2 = mass * draw.log_uniform(0.1, 10.0);
             // The two bodies' own oscillation resolved by the master's steps: a period of 10 to
             // 200 steps (a coarser one no held force can follow, contact or not).
-            let period = h * draw.log(10.0, 200.0);
+            let period = h * draw.log_uniform(10.0, 200.0);
             let k = (2.0 * std::f64::consts::PI / period).powi(2) / (1.0 / mass + 1.0 / m2);
             (m2, k)
         });
         let m_eff = match (draw.unit() * 3.0) as u32 {
             0 => 0.0,
             1 => mass,
-            _ => mass * draw.log(0.5, 2.0),
+            _ => mass * draw.log_uniform(0.5, 2.0),
         };
         let rest = 1.0;
         let derivative = move |_: f64, y: State, held: f64| -> State {

@@ -18,6 +18,7 @@ use std::thread;
 
 use fmi_sys::fmi2;
 use support::fmu::{binary_path_in_archive, file_uri};
+use support::random::Random;
 use support::{
     Environment, Fmu, FmuState, Instance, InstantiateOptions, LogRecord, ResourceUri, Status,
     VarType,
@@ -1697,18 +1698,6 @@ fn serialized_state_continues_identically_in_a_new_instance() {
 
     ok(source.free_fmu_state(&mut state));
     ok(target.free_fmu_state(&mut restored));
-}
-
-/// xorshift64*: deterministic bytes for the corruption tests.
-struct Random(u64);
-
-impl Random {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 const SERIALIZED_C: f64 = 1_234.567_890_123;

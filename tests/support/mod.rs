@@ -16,6 +16,7 @@
 //!   adaptive integrator with event location.
 //! - [`masters`]: the Gauss–Seidel (gap first, body first) and Jacobi masters of one body or two.
 //! - [`reference`], [`scenarios`]: issue 19's references and swept scenarios, and their report.
+//! - [`random`]: a deterministic generator for tests that draw their cases.
 
 #![allow(dead_code, unused_imports)]
 
@@ -31,6 +32,7 @@ pub mod masters;
 pub mod model_description;
 pub mod model_exchange;
 pub mod msl_reference;
+pub mod random;
 pub mod reference;
 pub mod scenarios;
 
