@@ -809,39 +809,22 @@ impl ElastoGap {
                 let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
-                let mut probe =
-                    self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
-                if probe {
-                    let full = (report.integral.impulse, report.integral.dissipated);
-                    // Where the master read a probe in f_next before the step, the step holds
-                    // the same force: a master whose reading is not told yet (it has held only
-                    // zeros so far) then answers the same probe whichever of the two it holds.
-                    let probe_in_next = next_before
-                        .filter(|&next| {
-                            self.coupling.probe_pending
-                                && next * full.0 > 0.0
-                                && (next * h).abs() <= full.0.abs()
-                        })
-                        .map(|next| next * h / full.0);
-                    let sizing = self.coupling.probe_sizing(step_end.start.v.abs(), h);
-                    match probe_in_next.or_else(|| sizing.share(full.0)) {
-                        Some(share) => {
-                            report.integral.impulse *= share;
-                            report.integral.dissipated *= share;
-                            let waiting = &mut self.coupling.probe_rest_waiting;
-                            waiting.0 += full.0 - report.integral.impulse;
-                            waiting.1 += full.1 - report.integral.dissipated;
-                        }
-                        None => {
-                            self.coupling.probe_not_needed();
-                            probe = false;
-                        }
-                    }
+                let probe = self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+                let share = probe
+                    .then(|| {
+                        let full = (report.integral.impulse, report.integral.dissipated);
+                        let speed = step_end.start.v.abs();
+                        self.coupling.hold_probe(full, next_before, speed, h)
+                    })
+                    .flatten();
+                if let Some(share) = share {
+                    report.integral.impulse *= share;
+                    report.integral.dissipated *= share;
                 }
                 let (impulse, dissipated) = std::mem::take(&mut self.coupling.probe_rest);
                 report.integral.impulse += impulse;
                 report.integral.dissipated += dissipated;
-                self.coupling.probe_pending |= probe;
+                self.coupling.probe_pending |= share.is_some();
                 (step_end, None)
             }
         };

@@ -249,9 +249,38 @@ impl Coupling {
         true
     }
 
+    /// The share of a contact step's impulse and dissipation (`full`, N.s and J along the motion)
+    /// a step that probes holds, the rest kept back for later; None where probing is not needed
+    /// (the least mass shows the whole impulse safe: probing ends). Where the master read a
+    /// probe in f_next before the step (`next_before`), the step holds the same force: a master
+    /// whose reading is not told yet (it has held only zeros so far) then answers the same probe
+    /// whichever of the two it holds.
+    pub fn hold_probe(
+        &mut self,
+        full: (f64, f64),
+        next_before: Option<f64>,
+        speed: f64,
+        h: f64,
+    ) -> Option<f64> {
+        let probe_in_next = next_before
+            .filter(|&next| {
+                self.probe_pending && next * full.0 > 0.0 && (next * h).abs() <= full.0.abs()
+            })
+            .map(|next| next * h / full.0);
+        let share = probe_in_next.or_else(|| self.probe_sizing(speed, h).share(full.0));
+        match share {
+            Some(share) => {
+                self.probe_rest_waiting.0 += full.0 - share * full.0;
+                self.probe_rest_waiting.1 += full.1 - share * full.1;
+            }
+            None => self.probe_not_needed(),
+        }
+        share
+    }
+
     /// The least mass shows the whole impulse along the motion safe (`ProbeSizing::share` is
     /// None): probing ends for the run, and what earlier probes held back comes with this step.
-    pub fn probe_not_needed(&mut self) {
+    fn probe_not_needed(&mut self) {
         self.unclear_probes = PROBE_LIMIT;
         self.end_probing();
     }
