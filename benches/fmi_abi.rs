@@ -1485,6 +1485,7 @@ const FIRST_STEP_CORRECTION: Correction = Correction {
     robust: true,
     answer_pending: false,
     recover: false,
+    energy_bounded: false,
 };
 
 /// The evaluations of the two plans of a dynamic step from the relative motion `start` (the

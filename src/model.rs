@@ -1072,6 +1072,7 @@ impl ElastoGap {
             1 => Extrapolation::Constant,
             _ => Extrapolation::Linear,
         };
+        let energy_bounded = self.parameters.m_eff == 0.0;
         let coupling = &mut self.coupling;
         // A supplied input derivative is the master's relative acceleration at the step start,
         // with the force it held over the last step in it.
@@ -1130,6 +1131,7 @@ impl ElastoGap {
         coupling.forgive_position(law, master);
         coupling.fund_the_model_start(law, master, mass);
         coupling.correction.recover = coupling.master_holds_next != Some(true);
+        coupling.correction.energy_bounded = energy_bounded;
         coupling.correction.robust = !coupling.mass_confirmed;
         // The passivity controller: once settled, a port that returned more than the contact
         // dissipated is damped until it has taken the excess back.
@@ -1221,6 +1223,7 @@ impl ElastoGap {
             };
         correction_next.robust = !coupling.mass_confirmed;
         correction_next.recover = false;
+        correction_next.energy_bounded = energy_bounded;
         // Only a force the master held answers: over a step it held nothing for (a Jacobi
         // master's first), the contact is delivered without waiting; a contact or a correction
         // held through a mass in doubt is answered before anything more is planned through it.

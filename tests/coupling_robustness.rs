@@ -118,7 +118,7 @@ fn trace_if_asked(master: Master, case: &str, at: &str, run: &[Sample], from: us
         println!("{key} (judged from sample {from})");
         for (k, s) in run.iter().enumerate() {
             println!(
-                "  {k:3} t={:.4e} x={:+.6e} v={:+.6e} held={:+.4e} E_loss={:.6e} E_port={:?} (master {:.6e}) m_est={:.4} x2={:+.6e} v2={:+.6e}",
+                "  {k:3} t={:.4e} x={:+.6e} v={:+.6e} held={:+.4e} E_loss={:.6e} E_port={:?} (master {:.12e}) m_est={:.4} x2={:+.6e} v2={:+.6e}",
                 s.t, s.x, s.v, s.held, s.e_loss, s.e_port, s.port_energy, s.m_eff_estimate, s.partner_x, s.partner_v
             );
         }
@@ -305,20 +305,41 @@ fn drop_ball(
     cosimulate(fmu, gap, &ball, master, h, steps, 1)
 }
 
-fn flight_largest_and_last_energies(run: &[Sample], mass: f64) -> Vec<(f64, f64)> {
-    let mut flights: Vec<(f64, f64)> = Vec::new();
+/// Each flight's largest energy at a communication point and its energy at the highest one. A
+/// flight runs from one bounce (the velocity turning from down to up) to the next and counts its
+/// points above the stop only: at large steps a contact straddles communication points with the
+/// ball still above the stop (the held force slows it before it gets there), and those belong to
+/// the contact, not to a flight that would start or end there. Flights without a point above the
+/// stop are left out.
+fn flight_energies(run: &[Sample], mass: f64) -> Vec<(f64, f64)> {
+    let mut flights: Vec<(f64, f64, f64)> = Vec::new();
+    let mut open = false;
     for (k, s) in run.iter().enumerate() {
+        let bounce = k > 0 && run[k - 1].v < 0.0 && s.v >= 0.0;
+        if bounce {
+            open = false;
+        }
         if s.x <= 0.0 {
             continue;
         }
         let energy = 0.5 * mass * s.v * s.v + mass * G * s.x;
-        let continues = k > 0 && run[k - 1].x > 0.0 && !(run[k - 1].v < 0.0 && s.v >= 0.0);
         match flights.last_mut() {
-            Some(last) if continues => *last = (last.0.max(energy), energy),
-            _ => flights.push((energy, energy)),
+            Some(last) if open => {
+                last.0 = last.0.max(energy);
+                if s.x > last.2 {
+                    (last.1, last.2) = (energy, s.x);
+                }
+            }
+            _ => {
+                flights.push((energy, energy, s.x));
+                open = true;
+            }
         }
     }
     flights
+        .into_iter()
+        .map(|(largest, apex, _)| (largest, apex))
+        .collect()
 }
 
 /// Case 3: a ball of unknown mass (`m_eff = 0`) bouncing under gravity never leaves a contact with
@@ -343,7 +364,7 @@ fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
             let steps = (0.6 / h).ceil().max(40.0) as usize;
             for master in Master::EVERY_ORDERING {
                 let run = drop_ball(&fmu, (mass, c, d), 0.0, master, h, steps);
-                let flights = flight_largest_and_last_energies(&run, mass);
+                let flights = flight_energies(&run, mass);
                 let case = format!("m={mass} c={c:.0e} d={d:.1}");
                 let at = format!("h={ratio}T_c");
                 trace_if_asked(master, &case, &at, &run, 0);
@@ -355,12 +376,12 @@ fn case3_a_bouncing_ball_of_unknown_mass_never_gains_energy() {
                     .map(|w| (w[1].0 - w[0].0) / drop_energy)
                     .fold(f64::MIN, worse);
                 report.check(master, &case, "flight E gain / E_drop", gain, 1e-9, &at);
-                // The same at each flight's last point: what it carries into the next contact.
-                let carried = flights
+                // The same at each flight's highest point: once a correction is over.
+                let apex = flights
                     .windows(2)
                     .map(|w| (w[1].1 - w[0].1) / drop_energy)
                     .fold(f64::MIN, worse);
-                report.check(master, &case, "carried E gain / E_drop", carried, 1e-9, &at);
+                report.check(master, &case, "apex E gain / E_drop", apex, 1e-9, &at);
                 // At least the drop and two flights after it, or the run says nothing.
                 report.check(
                     master,
@@ -743,8 +764,10 @@ fn a_body_pushed_by_a_spring_behind_it_does_not_change_which_force_a_jacobi_mast
 /// 1e8 (a second body behind) and 5e24 (a driven body) times the initial one. Under Jacobi, once
 /// the rough answer was read, the contact the probes had held back was integrated from where the
 /// master then was, deep in the stop (4e40 before rough answers, 2.4e5 after). Measured now: at
-/// most 4.8 (Gauss–Seidel) and 5.3 (Jacobi) times, both on a driven body at 3.2 contact durations
-/// per step, whose drive does more work on a motion whose phase the first contact put off.
+/// most 2.1 (Gauss–Seidel, a second body behind at 10 ms) and 3.4 (Jacobi, a driven body at 3.2
+/// contact durations per step, whose drive does more work on a motion whose phase the first
+/// contact put off) times; 4.8 and 5.3 before the correction through an estimated mass was held to
+/// the model's energy.
 #[test]
 fn bodies_not_alone_of_unknown_mass_stay_bounded_under_every_master() {
     let fmu = Fmu::load_default();

@@ -31,6 +31,9 @@ pub struct Correction {
     /// (not under a master one step behind, for which the recovery, planned a step ahead,
     /// overshoots); set for each step.
     pub recover: bool,
+    /// Whether a shift may give the master's bodies no more energy than the model has (no mass
+    /// given: the mass is the FMU's estimate); set for each step.
+    pub energy_bounded: bool,
 }
 
 /// The share of the position offset a velocity-first correction takes back per step from a
