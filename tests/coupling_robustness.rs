@@ -788,6 +788,7 @@ fn bodies_not_alone_of_unknown_mass_stay_bounded_under_every_master() {
                     })
                     .fold(f64::MIN, worse);
                 let at = format!("h={}ms", h * 1e3);
+                trace_if_asked(master, &system.case, &at, &run, 0);
                 report.check(
                     master,
                     &system.case,

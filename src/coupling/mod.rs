@@ -1123,7 +1123,8 @@ fn energy_bounded_shift(
     let unshifted = held_over(master, a_ext - velocity_change / h, h);
     let energy = |s: f64, v: f64| 0.5 * v * v - a_ext * s;
     let model_energy = energy(model_end.s, model_end.v);
-    let unshifted_excess = energy(unshifted.s, unshifted.v) - model_energy;
+    let unshifted_energy = energy(unshifted.s, unshifted.v);
+    let unshifted_excess = unshifted_energy - model_energy;
     // A shift w moves the end by w/2 and its velocity by w/h: the excess is a*w^2 + b*w + c.
     let a = 0.5 / (h * h);
     let b = unshifted.v / h - 0.5 * a_ext;
@@ -1131,9 +1132,9 @@ fn energy_bounded_shift(
     let allowed = unshifted_excess.max(0.0);
     // Rounding of the excess itself is no excess: a shift within it passes whole (cut at every
     // step instead, the demo's plans were made anew each step and its bodies left the MSL tube).
-    let scale = model_energy.abs() + energy(unshifted.s, unshifted.v).abs();
+    let scale = model_energy.abs() + unshifted_energy.abs();
     let rounding = 1e-12 * scale;
-    // Not finite, the step's own test refuses it.
+    // NaN (a motion that is not finite): passed on whole, the step's own test refuses it.
     let over = excess(shift);
     if shift == 0.0 || over.is_nan() || over <= allowed + rounding {
         return (shift, correction);
