@@ -714,10 +714,6 @@ impl Coupling {
             self.trust_mass_in_use(mass);
             return;
         }
-        self.last_estimate = estimate;
-        let Some(m) = mass else {
-            return;
-        };
         // The estimate takes the external acceleration as it was before: an answer counts where
         // it stands well out of what that acceleration changed by over the last step (a spring
         // behind the body, a drive), as far as the two steps before tell (`trend`).
@@ -728,6 +724,16 @@ impl Coupling {
         let change_within = 12.0 * bend.abs() / h1;
         let variation = trend * h1 + change_within;
         let unclear = rounding + 10.0 * variation;
+        let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs();
+        // An answer that does not stand out tells no mass: a driven body held 7e-16 N (a
+        // correction's rounding residue) answered with its drive's change, and m_eff_estimate
+        // read 0.0008 kg for 30 steps.
+        if stands_out {
+            self.last_estimate = estimate;
+        }
+        let Some(m) = mass else {
+            return;
+        };
         // An external acceleration seen constant (a lone body, gravity) makes the answer exact:
         // then even a small disagreement is the mass's.
         let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
@@ -738,7 +744,6 @@ impl Coupling {
         };
         // A mass in use is doubted only on an answer that also stands out of the external
         // acceleration itself, and never by more than a factor of four in one answer.
-        let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs();
         if stands_out && !(0.25..=4.0).contains(&(estimate / m)) {
             return;
         }
@@ -1417,5 +1422,48 @@ mod tests {
         let (kept, plan) =
             energy_bounded_shift(slowing, Correction::default(), above, model_end, 0.0, -g, h);
         assert_eq!((kept, plan), (slowing, Correction::default()));
+    }
+
+    #[test]
+    fn an_answer_within_a_drives_change_tells_no_mass() {
+        // A 1 kg body on a drive whose acceleration changes by 2 m/s^2 per 10 ms step, held a
+        // force: the estimate is published where the answer stands out of that change, never
+        // from one it drowns in (a correction's rounding residue once read 0.0008 kg).
+        let h = 0.01;
+        let ask = |force: f64| {
+            let mut coupling = Coupling {
+                last: Observed {
+                    time: 0.0,
+                    s: 0.0,
+                    v: 0.1,
+                },
+                ..Coupling::default()
+            };
+            // The drive's acceleration grows linearly: 1 m/s^2 over the step before, 3 over
+            // this one's end, so its mean over the step is 2 against the 1 taken before.
+            let (a_before, trend, a_mean) = (1.0, 2.0, 2.0);
+            let dv = (a_mean - force / 1.0) * h;
+            let now = Observed {
+                time: h,
+                s: 0.1 * h + 0.5 * (a_mean - force) * h * h,
+                v: 0.1 + dv,
+            };
+            let answer = Answer {
+                force,
+                a_before,
+                trend,
+                dv,
+                h,
+            };
+            coupling.learn_from_answer(&mut Learned::default(), answer, now, None);
+            coupling.last_estimate
+        };
+        // Pushes of 7e-16 N and 1 mN change the velocity by far less than the drive's change.
+        assert_eq!(ask(-7e-16), 0.0);
+        assert_eq!(ask(-1e-3), 0.0);
+        // 500 N stands out: the estimate is the mass up to the drive's change over the step
+        // (-F*h/(dv - a_before*h) = 500/(500 + 1)).
+        let told = ask(-500.0);
+        assert!((told - 500.0 / 501.0).abs() < 1e-9, "{told}");
     }
 }
