@@ -273,14 +273,6 @@ fn case2_a_wrong_or_unknown_mass_is_learned_without_creating_energy() {
     report.finish();
 }
 
-/// The energies (kinetic + potential) of a bouncing run's flights. A flight is a run of
-/// consecutive communication points with the body above the stop (out of contact, so no energy is
-/// stored in it); a new one begins after a point below the stop or after a step that turned the
-/// body's fall into a rise (gravity alone cannot: that step held a bounce, which may begin and end
-/// within one step). For each, the largest energy at its points, so a coupling that pushes the
-/// body while it is out of contact shows up too, and the energy at its last point, where the
-/// coupling's correction after the contact before it is over if the flight lasts four steps or
-/// more: what the ball carries into the next contact.
 /// The height every ball is dropped from (m), at rest.
 const DROP_HEIGHT: f64 = 0.05;
 

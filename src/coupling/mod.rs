@@ -1065,7 +1065,8 @@ impl Coupling {
         // The model in contact: where the master is decides the contact force it answers with.
         let model_in_contact = span.outside(start.s - law.s_rel0()) < 0.0;
         let stuck = correction.recover && one_sided && depth > 0.0 && (!leaves || model_in_contact);
-        let energy_bounded = correction.energy_bounded && span.outside(free.s) >= 0.0;
+        // Held to the model's energy only where the model ends the step clear of the contact.
+        let bound_to_model_energy = correction.energy_bounded && span.outside(free.s) >= 0.0;
         let (shift, correction) = correction.next(
             owed,
             shape,
@@ -1077,7 +1078,7 @@ impl Coupling {
                 cap,
             },
         );
-        let (shift, correction) = if energy_bounded {
+        let (shift, correction) = if bound_to_model_energy {
             energy_bounded_shift(
                 shift,
                 correction,

@@ -282,7 +282,9 @@ fn affine_stretch<L: ContactLaw>(
         let kb = kink(b_state);
         let ended = left_contact(span, b_state);
         if ended || kb >= 0.0 {
-            let secant = |ga: f64, gb: f64, t_end: f64| ta - ga * (t_end - ta) / (gb - ga);
+            // The secant root between (t0, g0) and (t1, g1).
+            let secant =
+                |(t0, g0): (f64, f64), (t1, g1): (f64, f64)| t0 - g0 * (t1 - t0) / (g1 - g0);
             let mut seen = Evaluated::new(tb, b_state);
             let mut stop = (tb, StretchEnd::Horizon);
             // A stretch still heading in at `ta` that has left by `tb` turned back in between:
@@ -293,7 +295,7 @@ fn affine_stretch<L: ContactLaw>(
             // form's rounding around the edge first and crept from there.
             let heading_in = span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
             let turn = (ended && heading_in).then(|| {
-                newton_past(
+                let turn = newton_past(
                     |tau| {
                         evaluations += 1;
                         let (x, v) = motion.at(tau);
@@ -305,16 +307,15 @@ fn affine_stretch<L: ContactLaw>(
                     ta,
                     tb,
                     0.5 * (ta + tb),
-                )
+                );
+                evaluations += 1;
+                (turn, motion.at(turn))
             });
-            let (tb, kb) = match turn {
-                Some(turn) if kb < 0.0 => {
-                    evaluations += 1;
-                    match kink(motion.at(turn)) {
-                        k if k >= 0.0 => (turn, k),
-                        _ => (tb, kb),
-                    }
-                }
+            let kink_at_turn = turn
+                .filter(|_| kb < 0.0)
+                .map(|(turn, at_turn)| (turn, kink(at_turn)));
+            let (tb, kb) = match kink_at_turn {
+                Some((turn, k)) if k >= 0.0 => (turn, k),
                 _ => (tb, kb),
             };
             // The kink first: where the law leaves the region before the contact ends (ElastoGap's
@@ -331,7 +332,7 @@ fn affine_stretch<L: ContactLaw>(
                     |g| kink_side(g) != start_side,
                     ta,
                     tb,
-                    secant(ka, kb, tb),
+                    secant((ta, ka), (tb, kb)),
                 );
                 stop = (tau, StretchEnd::Kink);
             }
@@ -345,9 +346,7 @@ fn affine_stretch<L: ContactLaw>(
                 let tau = if rate == 0.0 && tb == limit && limit < horizon && stop.0 == tb {
                     limit
                 } else {
-                    let from = turn.unwrap_or(ta);
-                    let g_from = span.outside(motion.at(from).0);
-                    evaluations += 1;
+                    let (from, at_from) = turn.unwrap_or((ta, a_state));
                     newton_past(
                         |tau| {
                             evaluations += 1;
@@ -357,7 +356,10 @@ fn affine_stretch<L: ContactLaw>(
                         |gap| gap >= 0.0,
                         from,
                         stop.0,
-                        from - g_from * (stop.0 - from) / (span.outside(at_stop.0) - g_from),
+                        secant(
+                            (from, span.outside(at_from.0)),
+                            (stop.0, span.outside(at_stop.0)),
+                        ),
                     )
                 };
                 stop = (tau, StretchEnd::ContactEnd);
