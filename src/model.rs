@@ -1128,7 +1128,7 @@ impl ElastoGap {
             }
         }
         coupling.replay_pending = false;
-        coupling.forgive_position(law, master);
+        coupling.forgive_position(law, master, mass);
         coupling.fund_the_model_start(law, master, mass);
         coupling.correction.recover = coupling.master_holds_next != Some(true);
         coupling.correction.energy_bounded = energy_bounded;

@@ -31,9 +31,11 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 11: the least mass the last probe's answer allowed (it sizes the next probe), and how far the
 /// external acceleration's linear extrapolation missed the newest mean, and a probe's rough answer
 /// waiting for confirmation (mass, doubt, force).
-const FORMAT_VERSION: u32 = 11;
+/// 12: whether the contact episode's external acceleration was measured, and an answer given
+/// while none was known (force and velocity change per second), waiting for a second one.
+const FORMAT_VERSION: u32 = 12;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 144;
+const FIELD_COUNT: usize = 147;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -316,6 +318,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut c.rough_answer.mass);
     visitor(&mut c.rough_answer.doubt);
     visitor(&mut c.rough_answer.force);
+    visit_flag(visitor, &mut c.episode.a_ext_known);
+    visitor(&mut c.unknown_answer.0);
+    visitor(&mut c.unknown_answer.1);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -411,6 +416,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     check_integer_slot(127, 0.0, f64::from(u32::MAX)); // unclear probes
     check_integer_slot(135, 0.0, 1.0); // f_next read before the last step
     check_integer_slot(138, 0.0, 1.0); // which force the master holds, settled
+    check_integer_slot(144, 0.0, 1.0); // the episode's external acceleration measured
     check_integer_slot(61, -1.0, 1.0); // which force the master holds
     check_integer_slot(64, 0.0, f64::from(u32::MAX)); // steps of the contact episode
     check_integer_slot(70, 0.0, 2.0); // correction steps remaining

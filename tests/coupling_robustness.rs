@@ -954,6 +954,77 @@ fn the_port_energy_check_accepts_only_the_masters_count() {
     }
 }
 
+/// A ball of given mass, the mass given 0.5 to 2 times off, falling under gravity into a stop
+/// that it meets late in the first step (the master held next to no force over that step, and
+/// no external acceleration was known before it), at 0.5 to 3 contact durations per step, under
+/// every master, held to case 2's bounds: its speed never above 3 times the impact speed, and
+/// from the 3rd step after the first contact's end (twice the undamped contact duration after
+/// its start, a bound on the damped one) no more energy (kinetic and gravity's, from the stop's
+/// edge) than it started with. The first step's answer is gravity's alone; read as the
+/// contact's (the external acceleration taken as 0), a 0.5 kg ball told 0.82 kg, and a Jacobi
+/// master threw it at 3.3 m/s from 0.6, then to 2e4 initial energies.
+#[test]
+#[ignore = "not met yet: cargo test --release --test coupling_robustness -- --ignored --nocapture"]
+fn a_ball_met_late_in_the_first_step_under_gravity_stays_bounded_with_a_wrong_mass() {
+    let fmu = Fmu::load_default();
+    let mut report = Report::new("ball met late in the first step under gravity, m_eff off");
+    let mass = 0.5_f64;
+    for c in [5e3_f64, 1e6] {
+        let d = 0.5 * 2.0 * (c * mass).sqrt();
+        let t_c = std::f64::consts::PI * (mass / c).sqrt();
+        for gravity in [3.0, 9.81, 30.0] {
+            for speed in [0.3, 1.0] {
+                for ratio in [0.5, 1.15, 3.0] {
+                    let h = ratio * t_c;
+                    for phase in [0.9, 0.98] {
+                        // Falling from x0 at -speed, the ball meets the stop at phase*h.
+                        let t_in = phase * h;
+                        let x0 = speed * t_in + 0.5 * gravity * t_in * t_in;
+                        let impact = speed + gravity * t_in;
+                        let settled_from = ((t_in + 2.0 * t_c) / h).ceil() as usize + 3;
+                        let derivative = move |_: f64, y: State, held: f64| -> State {
+                            [y[1], -held / mass - gravity, 0.0, 0.0]
+                        };
+                        let plant = Plant {
+                            initial: [x0, -speed, 0.0, 0.0],
+                            derivative: &derivative,
+                        };
+                        let energy = |s: &Sample| 0.5 * mass * s.v * s.v + mass * gravity * s.x;
+                        let e0 = 0.5 * mass * speed * speed + mass * gravity * x0;
+                        for factor in [0.5, 0.75, 1.5, 2.0] {
+                            let gap = Gap {
+                                c,
+                                d,
+                                m_eff: factor * mass,
+                                s_rel0: 0.0,
+                            };
+                            let case = format!("c={c:.0e} g={gravity} v={speed} m_eff=x{factor}");
+                            let at = format!("h={ratio}T_c @{phase}");
+                            for master in Master::EVERY_ORDERING {
+                                let steps = settled_from + (0.2 / h).ceil() as usize;
+                                let run = cosimulate_plant(&fmu, gap, &plant, master, h, steps, 8);
+                                let fastest =
+                                    run.iter().map(|s| s.v.abs() / impact).fold(0.0, worse);
+                                let gained = run
+                                    .iter()
+                                    .skip(settled_from)
+                                    .map(|s| energy(s) / e0 - 1.0)
+                                    .fold(f64::MIN, worse);
+                                trace_if_asked(master, &case, &at, &run, settled_from);
+                                let criterion = "speed / impact speed";
+                                report.check(master, &case, criterion, fastest, 3.0, &at);
+                                let criterion = "energy / E0 - 1, settled";
+                                report.check(master, &case, criterion, gained, 5e-3, &at);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    report.finish();
+}
+
 /// Random systems a user might couple the gap to, beyond the acceptance cases' grids: a body of
 /// 0.1 to 10 kg, alone or with a second body behind it on a spring, under gravity toward the stop
 /// or free, meeting c = 1e3 to 1e9 N/m with any damping up to the critical, anywhere in its first
