@@ -962,14 +962,34 @@ fn the_port_energy_check_accepts_only_the_masters_count() {
 /// its start, a bound on the damped one) no more energy (kinetic and gravity's, from the stop's
 /// edge) than it started with. The first step's answer is gravity's alone; read as the
 /// contact's (the external acceleration taken as 0), a 0.5 kg ball told 0.82 kg, and a Jacobi
-/// master threw it at 3.3 m/s from 0.6, then to 2e4 initial energies.
+/// master threw it at 3.3 m/s from 0.6, then to 2e4 initial energies. Not met on the soft floor
+/// and with twice the mass (docs/coupling.md); the rest runs in the default suite below.
 #[test]
 #[ignore = "not met yet: cargo test --release --test coupling_robustness -- --ignored --nocapture"]
 fn a_ball_met_late_in_the_first_step_under_gravity_stays_bounded_with_a_wrong_mass() {
-    let fmu = Fmu::load_default();
     let mut report = Report::new("ball met late in the first step under gravity, m_eff off");
+    balls_met_late_in_the_first_step(&mut report, &[5e3, 1e6], &[0.5, 0.75, 1.5, 2.0]);
+    report.finish();
+}
+
+/// The part of the sweep above that is met: a stiff floor (1e6 N/m), `m_eff` 0.5 to 1.5 times the
+/// ball's mass. Before the first step's velocity change stopped settling which force a master
+/// holds where no external acceleration was known, the Jacobi masters failed 16 of its 864
+/// checks (through half the mass the ball left at 12 times its impact speed); 72 failed before an
+/// answer through an unknown acceleration waited for a second.
+#[test]
+fn a_ball_met_late_in_the_first_step_on_a_stiff_floor_keeps_case_2s_bounds() {
+    let mut report = Report::new("ball met late in the first step, c = 1e6, m_eff 0.5-1.5");
+    balls_met_late_in_the_first_step(&mut report, &[1e6], &[0.5, 0.75, 1.5]);
+    report.finish_in_the_default_suite();
+}
+
+/// Runs the balls of the two tests above on the floors `stiffnesses` with `m_eff` the given
+/// `factors` of the ball's mass.
+fn balls_met_late_in_the_first_step(report: &mut Report, stiffnesses: &[f64], factors: &[f64]) {
+    let fmu = Fmu::load_default();
     let mass = 0.5_f64;
-    for c in [5e3_f64, 1e6] {
+    for &c in stiffnesses {
         let d = 0.5 * 2.0 * (c * mass).sqrt();
         let t_c = std::f64::consts::PI * (mass / c).sqrt();
         for gravity in [3.0, 9.81, 30.0] {
@@ -991,7 +1011,7 @@ fn a_ball_met_late_in_the_first_step_under_gravity_stays_bounded_with_a_wrong_ma
                         };
                         let energy = |s: &Sample| 0.5 * mass * s.v * s.v + mass * gravity * s.x;
                         let e0 = 0.5 * mass * speed * speed + mass * gravity * x0;
-                        for factor in [0.5, 0.75, 1.5, 2.0] {
+                        for &factor in factors {
                             let gap = Gap {
                                 c,
                                 d,
@@ -1022,7 +1042,6 @@ fn a_ball_met_late_in_the_first_step_under_gravity_stays_bounded_with_a_wrong_ma
             }
         }
     }
-    report.finish();
 }
 
 /// Random systems a user might couple the gap to, beyond the acceptance cases' grids: a body of
