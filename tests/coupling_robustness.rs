@@ -1044,6 +1044,54 @@ fn balls_met_late_in_the_first_step(report: &mut Report, stiffnesses: &[f64], fa
     }
 }
 
+/// A ball of given mass (0.5 to 2 times off) under gravity, met late in the first step by the
+/// masters that step all units at once: over that step they held nothing, and the velocity change
+/// that tells so is gravity's, which nothing had measured. `E_port` must be the master's own count
+/// at every step. Not met: until the reading of which force the master holds turns to `f_next`,
+/// `E_port` counts the `f_mean` it never held (58 of these 72 runs, by up to 0.018 J of 0.25 J for
+/// a step or two and about 0.001 J after; docs/coupling.md).
+#[test]
+#[ignore = "not met yet: cargo test --release --test coupling_robustness -- --ignored --nocapture"]
+fn a_ball_met_in_the_first_step_under_gravity_counts_a_jacobi_masters_port_energy() {
+    let fmu = Fmu::load_default();
+    let mut report = Report::new("ball met in the first step under gravity, Jacobi: E_port");
+    let mass = 0.5_f64;
+    let c = 1e6_f64;
+    let d = 0.5 * 2.0 * (c * mass).sqrt();
+    let t_c = std::f64::consts::PI * (mass / c).sqrt();
+    for gravity in [3.0, 9.81, 30.0] {
+        for ratio in [0.5, 1.15, 3.0] {
+            let h = ratio * t_c;
+            let t_in = 0.9 * h;
+            let speed = 1.0;
+            let x0 = speed * t_in + 0.5 * gravity * t_in * t_in;
+            let derivative = move |_: f64, y: State, held: f64| -> State {
+                [y[1], -held / mass - gravity, 0.0, 0.0]
+            };
+            let plant = Plant {
+                initial: [x0, -speed, 0.0, 0.0],
+                derivative: &derivative,
+            };
+            for factor in [0.5, 0.75, 1.5, 2.0] {
+                let gap = Gap {
+                    c,
+                    d,
+                    m_eff: factor * mass,
+                    s_rel0: 0.0,
+                };
+                let case = format!("g={gravity} m_eff=x{factor}");
+                let at = format!("h={ratio}T_c");
+                for master in [Master::Jacobi, Master::JacobiReadingAfter] {
+                    let run = cosimulate_plant(&fmu, gap, &plant, master, h, 40, 8);
+                    trace_if_asked(master, &case, &at, &run, 0);
+                    check_port_energy(&mut report, master, &case, &at, &run);
+                }
+            }
+        }
+    }
+    report.finish();
+}
+
 /// Random systems a user might couple the gap to, beyond the acceptance cases' grids: a body of
 /// 0.1 to 10 kg, alone or with a second body behind it on a spring, under gravity toward the stop
 /// or free, meeting c = 1e3 to 1e9 N/m with any damping up to the critical, anywhere in its first
