@@ -997,16 +997,13 @@ fn balls_met_late_in_the_first_step(report: &mut Report, stiffnesses: &[f64], fa
                 for ratio in [0.5, 1.15, 3.0] {
                     let h = ratio * t_c;
                     for phase in [0.9, 0.98] {
-                        // Falling from x0 at -speed, the ball meets the stop at phase*h.
                         let t_in = phase * h;
-                        let x0 = speed * t_in + 0.5 * gravity * t_in * t_in;
                         let impact = speed + gravity * t_in;
                         let settled_from = ((t_in + 2.0 * t_c) / h).ceil() as usize + 3;
-                        let derivative = move |_: f64, y: State, held: f64| -> State {
-                            [y[1], -held / mass - gravity, 0.0, 0.0]
-                        };
+                        let (initial, derivative) = falling_ball(mass, gravity, speed, t_in);
+                        let x0 = initial[0];
                         let plant = Plant {
-                            initial: [x0, -speed, 0.0, 0.0],
+                            initial,
                             derivative: &derivative,
                         };
                         let energy = |s: &Sample| 0.5 * mass * s.v * s.v + mass * gravity * s.x;
@@ -1044,6 +1041,20 @@ fn balls_met_late_in_the_first_step(report: &mut Report, stiffnesses: &[f64], fa
     }
 }
 
+/// A ball of `mass` falling under `gravity` toward the stop at `speed`, from the height where it
+/// meets the stop's edge after `t_in`: its start and its motion under the gap's held force.
+fn falling_ball(
+    mass: f64,
+    gravity: f64,
+    speed: f64,
+    t_in: f64,
+) -> (State, impl Fn(f64, State, f64) -> State) {
+    let x0 = speed * t_in + 0.5 * gravity * t_in * t_in;
+    let derivative =
+        move |_: f64, y: State, held: f64| -> State { [y[1], -held / mass - gravity, 0.0, 0.0] };
+    ([x0, -speed, 0.0, 0.0], derivative)
+}
+
 /// A ball of given mass (0.5 to 2 times off) under gravity, met late in the first step by the
 /// masters that step all units at once: over that step they held nothing, and the velocity change
 /// that tells so is gravity's, which nothing had measured. `E_port` must be the master's own count
@@ -1062,14 +1073,9 @@ fn a_ball_met_in_the_first_step_under_gravity_counts_a_jacobi_masters_port_energ
     for gravity in [3.0, 9.81, 30.0] {
         for ratio in [0.5, 1.15, 3.0] {
             let h = ratio * t_c;
-            let t_in = 0.9 * h;
-            let speed = 1.0;
-            let x0 = speed * t_in + 0.5 * gravity * t_in * t_in;
-            let derivative = move |_: f64, y: State, held: f64| -> State {
-                [y[1], -held / mass - gravity, 0.0, 0.0]
-            };
+            let (initial, derivative) = falling_ball(mass, gravity, 1.0, 0.9 * h);
             let plant = Plant {
-                initial: [x0, -speed, 0.0, 0.0],
+                initial,
                 derivative: &derivative,
             };
             for factor in [0.5, 0.75, 1.5, 2.0] {

@@ -444,28 +444,24 @@ impl Coupling {
                     let unexplained = (dv - expected * h1).abs();
                     let unforced = unexplained <= tolerance;
                     let margin = (unexplained - tolerance).abs();
+                    // Before any external acceleration is known, a change that is not zero may
+                    // be its: a reading, not a settled one. Gravity's change over a Jacobi
+                    // master's first step (0.065 m/s down), read as the answer to a f_mean it
+                    // never held (0.23 m/s up through half the mass), once settled that the
+                    // master holds f_mean; a ball then flew off at 13 m/s from 1.
+                    let measured = self.a_ext_count > 0 || unforced;
                     // Overturned only out of what the extrapolation has been missing by as well:
                     // a body a spring pushes in and out of a resting contact is extrapolated
                     // through masses its answers blur, and a passivity force of 0.5 N once
                     // turned a Jacobi master's reading to f_mean.
                     let clear = (
-                        margin > doubt * h1,
-                        margin > OVERTURN * (doubt + self.a_ext_miss) * h1,
+                        measured && margin > doubt * h1,
+                        measured && margin > OVERTURN * (doubt + self.a_ext_miss) * h1,
                     );
                     // Before any external acceleration is known, a velocity change may be
                     // gravity's; no change at all is no force (the held one would have to
                     // cancel an unseen one exactly).
-                    if self.a_ext_count > 0 || mass.is_some() || unforced {
-                        // Before any external acceleration is known, a change that is not zero
-                        // may be its: a reading, not a settled one. Gravity's change over a
-                        // Jacobi master's first step (0.065 m/s down), read as the answer to a
-                        // f_mean it never held (0.23 m/s up through half the mass), once settled
-                        // that the master holds f_mean; a ball then flew off at 13 m/s from 1.
-                        let clear = if self.a_ext_count == 0 && !unforced {
-                            (false, false)
-                        } else {
-                            clear
-                        };
+                    if measured || mass.is_some() {
                         told = Some((next_is_none == unforced, clear));
                     }
                 }
@@ -635,29 +631,26 @@ impl Coupling {
                 self.learn_from_probe(&mut learned, applied, dv, h1, a_ext_before_step, now);
         }
         if let (true, Some(force)) = (coupled, applied) {
-            let a_before = if self.episode.open {
-                self.episode.a_ext
+            // The external acceleration the answer is read against, the steps since it was
+            // measured (it has drifted by the trend that many times since: a correction step well
+            // after a contact's start is read against the acceleration before the contact), and
+            // whether it was measured at all.
+            let (a_before, age, a_known) = if self.episode.open {
+                let steps_since = ((now.time - self.episode.start.time) / h1).round();
+                (
+                    self.episode.a_ext,
+                    steps_since.max(1.0),
+                    self.episode.a_ext_known,
+                )
             } else {
-                a_ext_before_step
-            };
-            // The steps since that acceleration was measured: it has drifted by the trend that
-            // many times since (a correction step well after a contact's start, read against the
-            // acceleration before the contact).
-            let age = if self.episode.open {
-                ((now.time - self.episode.start.time) / h1).round().max(1.0)
-            } else {
-                1.0
+                (a_ext_before_step, 1.0, known_before_step)
             };
             let answer = Answer {
                 force,
                 a_before,
                 trend: trend_before_step,
                 age,
-                a_known: if self.episode.open {
-                    self.episode.a_ext_known
-                } else {
-                    known_before_step
-                },
+                a_known,
                 dv,
                 h: h1,
             };
@@ -954,9 +947,9 @@ impl Coupling {
 
     /// After a contact given through a wrong mass, whose velocity the correction restores: once
     /// the master and the model are both clear of the contact (or the master is, and the model
-    /// rests in it for good), the model takes the master's position. The offset the wrong mass left is the master's motion, which the FMU does not
-    /// steer toward its own; inside the contact range the model's position decides the contact
-    /// force, so it is kept there.
+    /// rests in it for good), the model takes the master's position. The offset the wrong mass
+    /// left is the master's motion, which the FMU does not steer toward its own; inside the
+    /// contact range the model's position decides the contact force, so it is kept there.
     ///
     /// A master that is not taken back to the model's position (it holds `f_next`) and is still
     /// in the contact range, heading in, while the model is clear of it, meets the contact again
@@ -1525,6 +1518,28 @@ mod tests {
         assert_eq!((kept, plan), (slowing, Correction::default()));
     }
 
+    /// A coupling that has read one answer: the master's relative motion left `v0` at time 0 and
+    /// changed by the answer's `dv` over its step, at a constant acceleration (the position
+    /// follows from the two velocities).
+    fn after_one_answer(v0: f64, answer: Answer, mass: Option<f64>) -> Coupling {
+        let Answer { dv, h, .. } = answer;
+        let mut coupling = Coupling {
+            last: Observed {
+                time: 0.0,
+                s: 0.0,
+                v: v0,
+            },
+            ..Coupling::default()
+        };
+        let now = Observed {
+            time: h,
+            s: (v0 + 0.5 * dv) * h,
+            v: v0 + dv,
+        };
+        coupling.learn_from_answer(&mut Learned::default(), answer, now, mass);
+        coupling
+    }
+
     #[test]
     fn an_answer_read_against_an_acceleration_measured_steps_ago_allows_for_its_drift() {
         // 1 kg with a spring behind it whose push grows by 1 m/s^2 per 5 ms step, held a 22 N
@@ -1534,33 +1549,18 @@ mod tests {
         // reading would be a mass 29 % off, doubted and replaced.
         let h = 0.005;
         let answer_after = |age: f64| {
-            let mut coupling = Coupling {
-                last: Observed {
-                    time: 0.0,
-                    s: 0.0,
-                    v: 0.5,
-                },
-                ..Coupling::default()
-            };
             let (a_before, trend, force) = (-20.0, 1.0, -22.0);
             let a_now = a_before - 5.0;
-            let dv = (a_now - force / 1.0) * h;
-            let now = Observed {
-                time: h,
-                s: 0.5 * h + 0.5 * dv * h,
-                v: 0.5 + dv,
-            };
             let answer = Answer {
                 force,
                 a_before,
                 trend,
                 age,
                 a_known: true,
-                dv,
+                dv: (a_now - force / 1.0) * h,
                 h,
             };
-            coupling.learn_from_answer(&mut Learned::default(), answer, now, Some(1.0));
-            coupling
+            after_one_answer(0.5, answer, Some(1.0))
         };
         let five_steps_on = answer_after(5.0);
         assert_eq!(five_steps_on.mass_estimate, 0.0);
@@ -1661,34 +1661,19 @@ mod tests {
         // from one it drowns in (a correction's rounding residue once read 0.0008 kg).
         let h = 0.01;
         let ask = |force: f64| {
-            let mut coupling = Coupling {
-                last: Observed {
-                    time: 0.0,
-                    s: 0.0,
-                    v: 0.1,
-                },
-                ..Coupling::default()
-            };
             // The drive's acceleration grows linearly: 1 m/s^2 over the step before, 3 over
             // this one's end, so its mean over the step is 2 against the 1 taken before.
             let (a_before, trend, a_mean) = (1.0, 2.0, 2.0);
-            let dv = (a_mean - force / 1.0) * h;
-            let now = Observed {
-                time: h,
-                s: 0.1 * h + 0.5 * (a_mean - force) * h * h,
-                v: 0.1 + dv,
-            };
             let answer = Answer {
                 force,
                 a_before,
                 trend,
                 age: 1.0,
                 a_known: true,
-                dv,
+                dv: (a_mean - force / 1.0) * h,
                 h,
             };
-            coupling.learn_from_answer(&mut Learned::default(), answer, now, None);
-            coupling.last_estimate
+            after_one_answer(0.1, answer, None).last_estimate
         };
         // Pushes of 7e-16 N and 1 mN change the velocity by far less than the drive's change.
         assert_eq!(ask(-7e-16), 0.0);
