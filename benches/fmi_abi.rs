@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use elastogap::coupling::{Correction, Coupling, Pace};
+use elastogap::coupling::{Correction, Coupling, Pace, SpeedFuse};
 use elastogap::laws::{AffineRegion, ContactLaw, Forces, GapLaw, Partials};
 use elastogap::step::dynamic::Dynamics;
 use elastogap::step::{integrate_dynamics, integrate_step, DynamicStep, Motion, SubstepLimits};
@@ -1486,6 +1486,10 @@ const FIRST_STEP_CORRECTION: Correction = Correction {
     answer_pending: false,
     recover: false,
     energy_bounded: false,
+    fuse: SpeedFuse {
+        limit: 0.0,
+        a_free: 0.0,
+    },
 };
 
 /// The evaluations of the two plans of a dynamic step from the relative motion `start` (the

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
-    Prediction, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE,
-    STEADY_ADOPTION,
+    Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE,
+    SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
     distance_outside, distance_outside_and_rate, spring_work, ContactLaw, ForceLaw, Forces,
@@ -1132,6 +1132,11 @@ impl ElastoGap {
         coupling.fund_the_model_start(law, master, mass);
         coupling.correction.recover = coupling.master_holds_next != Some(true);
         coupling.correction.energy_bounded = energy_bounded;
+        let fuse = SpeedFuse {
+            limit: SPEED_FUSE_FACTOR * coupling.passive_speed,
+            a_free: coupling.a_free,
+        };
+        coupling.correction.fuse = fuse;
         coupling.correction.robust = !coupling.mass_confirmed;
         // The passivity controller: once settled, a port that returned more than the contact
         // dissipated is damped until it has taken the excess back.
@@ -1224,6 +1229,7 @@ impl ElastoGap {
         correction_next.robust = !coupling.mass_confirmed;
         correction_next.recover = false;
         correction_next.energy_bounded = energy_bounded;
+        correction_next.fuse = fuse;
         // Only a force the master held answers: over a step it held nothing for (a Jacobi
         // master's first), the contact is delivered without waiting; a contact or a correction
         // held through a mass in doubt is answered before anything more is planned through it.

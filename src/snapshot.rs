@@ -2,7 +2,7 @@
 //! state written on one machine restores on another and any corrupt or foreign buffer is refused
 //! instead of being trusted.
 
-use crate::coupling::{Correction, Pace, Prediction};
+use crate::coupling::{Correction, Pace, Prediction, WINDOW};
 use crate::laws::ForceLaw;
 use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
@@ -33,9 +33,12 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// waiting for confirmation (mass, doubt, force).
 /// 12: whether the contact episode's external acceleration was measured, and an answer given
 /// while none was known (force and velocity change per second), waiting for a second one.
-const FORMAT_VERSION: u32 = 12;
+/// 13: the master's last answers the mass is fitted to (times, positions, velocity changes per
+/// second, forces, count), and the speed fuse's scale and the last free step's external
+/// acceleration.
+const FORMAT_VERSION: u32 = 13;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 147;
+const FIELD_COUNT: usize = 174;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -321,6 +324,22 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.episode.a_ext_known);
     visitor(&mut c.unknown_answer.0);
     visitor(&mut c.unknown_answer.1);
+    let answers = &mut c.answers;
+    for column in [
+        &mut answers.times,
+        &mut answers.positions,
+        &mut answers.rates,
+        &mut answers.forces,
+    ] {
+        for value in column.iter_mut() {
+            visitor(value);
+        }
+    }
+    let mut count = answers.count as f64;
+    visitor(&mut count);
+    answers.count = (count as usize).min(WINDOW);
+    visitor(&mut c.passive_speed);
+    visitor(&mut c.a_free);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that

@@ -1106,8 +1106,9 @@ fn a_ball_met_in_the_first_step_under_gravity_counts_a_jacobi_masters_port_energ
 /// energy (kinetic, the spring's, gravity's) at every communication point must stay below 10
 /// times the initial energy: what the correction of a held force may lend for a step (the issue's
 /// bound of 3 times the impact speed is 9 times the energy), never a blow-up. Not met: with
-/// `STRESS_SYSTEMS=1000`, on 2026-11-26, 38 Gauss–Seidel runs, 22 body-first and 135 Jacobi runs
-/// of 1,000 each go above (52, 36 and 159 on d292c13); docs/coupling.md says which.
+/// `STRESS_SYSTEMS=1000`, on 2026-11-27, 16 Gauss–Seidel runs, 18 body-first and 92 Jacobi runs
+/// of 1,000 each go above (38, 22 and 135 on 2026-11-26); docs/coupling.md says which. One system
+/// or one master on request: `STRESS_ONLY=<index>`, `STRESS_MASTER=<label>`.
 #[test]
 #[ignore = "a measurement: cargo test --release --test coupling_robustness stress -- --ignored --nocapture"]
 fn stress_random_systems_never_blow_up() {
@@ -1145,34 +1146,16 @@ fn stress_random_systems_never_blow_up() {
             1 => mass,
             _ => mass * draw.log_uniform(0.5, 2.0),
         };
-        let rest = 1.0;
-        let derivative = move |_: f64, y: State, held: f64| -> State {
-            let spring = partner.map_or(0.0, |(_, k)| k * (y[2] - y[0] - rest));
-            let partner_accel = partner.map_or(0.0, |(m2, _)| -spring / m2);
-            [y[1], (spring - held) / mass - gravity, y[3], partner_accel]
-        };
-        let energy = |y: State| {
-            let spring = partner.map_or(0.0, |(m2, k)| {
-                0.5 * k * (y[2] - y[0] - rest).powi(2) + 0.5 * m2 * y[3] * y[3]
-            });
-            0.5 * mass * y[1] * y[1] + mass * gravity * y[0] + spring
-        };
-        let initial = [x0, -speed, x0 + rest, -speed];
-        let plant = Plant {
-            initial: if partner.is_some() {
-                initial
-            } else {
-                [x0, -speed, 0.0, 0.0]
-            },
-            derivative: &derivative,
-        };
-        let e0 = energy(plant.initial);
-        let substeps = partner.map_or(4, |_| 40);
-        let gap = Gap {
+        let system = Loose {
+            mass,
             c,
             d,
+            speed,
+            h,
+            x0,
+            gravity,
+            partner,
             m_eff,
-            s_rel0: 0.0,
         };
         let case = format!(
             "#{index} m={mass:.2} c={c:.1e} d/dc={:.2} v={speed:.2} g={gravity:.1} partner={} m_eff={:.2}",
@@ -1180,16 +1163,199 @@ fn stress_random_systems_never_blow_up() {
             partner.map_or("-".to_string(), |(m2, k)| format!("{m2:.2}/{k:.1e}")),
             m_eff / mass
         );
+        // One system, or one master, on request: a failing row looked at on its own.
+        if std::env::var("STRESS_ONLY").is_ok_and(|only| only != index.to_string()) {
+            continue;
+        }
         for master in Master::EVERY_ORDERING {
-            let run = cosimulate_plant(&fmu, gap, &plant, master, h, 60, substeps);
-            let worst = run
-                .iter()
-                .map(|s| energy([s.x, s.v, s.partner_x, s.partner_v]) / e0)
-                .fold(0.0, worse);
+            if std::env::var("STRESS_MASTER").is_ok_and(|m| m != master.label()) {
+                continue;
+            }
+            let (worst, run) = system.worst_energy(&fmu, master, 60);
             let at = format!("h={:.2}T_c x0={:.2}vh", h / t_c, x0 / (speed * h));
             trace_if_asked(master, &case, &at, &run, 0);
             report.check(master, &case, "energy / E0", worst, 10.0, &at);
         }
     }
     report.finish();
+}
+
+/// Checks each of `systems` under each of `masters`: no more than `bound` times the initial
+/// energy at any communication point over 60 steps.
+fn stays_bounded(report: &mut Report, masters: &[Master], systems: &[(String, Loose)], bound: f64) {
+    let fmu = Fmu::load_default();
+    for (case, system) in systems {
+        for &master in masters {
+            let at = format!("h={:.2}T_c", system.h / system.contact_duration());
+            let key = format!("{case} {at} {}", master.label());
+            // One system on request, as in the stress sweep: a failing row looked at on its own.
+            if std::env::var("BOUNDED_ONLY").is_ok_and(|only| !key.contains(&only)) {
+                continue;
+            }
+            let (worst, run) = system.worst_energy(&fmu, master, 60);
+            trace_if_asked(master, case, &at, &run, 0);
+            report.check(master, case, "energy / E0", worst, bound, &at);
+        }
+    }
+}
+
+/// A heavy ball given a mass 0.6 or 0.7 times its own, under strong gravity on a soft floor,
+/// met in its first steps at one or two contact durations per step, under a master that steps
+/// all units at once: its answers read through the given mass polluted every external
+/// acceleration measured after them, the one-answer estimates wandered (0.22 kg for 1 kg, or
+/// 2.36, 2.97, then 1.28 kg for 2.97), and the loop ran away to 1e34 times the initial energy
+/// (the stress sweep's #1). The answers fitted together tell the mass (`coupling::mass_fit`) and
+/// the loop stops. Not met: the stress sweep's bound of 10 times; the ball goes a metre into the
+/// floor before six answers are in, and its way back up costs up to 5,100 times the (small)
+/// initial energy (docs/coupling.md). Asserted: no runaway, at most 1e4 times.
+#[test]
+fn a_heavy_ball_given_too_little_mass_under_a_jacobi_master_does_not_run_away() {
+    let mut report = Report::new("heavy ball, m_eff 0.6-0.7x, Jacobi: energy / E0 (runaway)");
+    let mut systems = Vec::new();
+    for mass in [1.0_f64, 3.0] {
+        for c in [8e3, 3e4] {
+            for gravity in [20.0, 37.0] {
+                for factor in [0.6, 0.7] {
+                    for ratio in [1.0, 2.0] {
+                        let t_c = std::f64::consts::PI * (mass / c).sqrt();
+                        let (speed, h) = (0.14, ratio * t_c);
+                        let system = Loose {
+                            mass,
+                            c,
+                            d: 0.85 * 2.0 * (c * mass).sqrt(),
+                            speed,
+                            h,
+                            x0: 0.43 * speed * h,
+                            gravity,
+                            partner: None,
+                            m_eff: factor * mass,
+                        };
+                        let case = format!("m={mass} c={c:.0e} g={gravity} m_eff=x{factor}");
+                        systems.push((case, system));
+                    }
+                }
+            }
+        }
+    }
+    stays_bounded(
+        &mut report,
+        &[Master::Jacobi, Master::JacobiReadingAfter],
+        &systems,
+        1e4,
+    );
+    report.finish();
+}
+
+/// A lone body of unknown mass (`m_eff` = 0) under weak gravity, met in the first step at 10 to
+/// 70 contact durations per step: no step before told the external acceleration, the probes'
+/// answers read with it as 0 told no mass, and probing ended as for a master that prescribes the
+/// motion, so the next step gave the whole impulse along a motion deep in the stop (1e5 N; a
+/// 1.24 kg body thrown at 36,000 m/s, the stress sweep's #284). Two answers to probes of
+/// different size now tell the mass and the acceleration together.
+#[test]
+fn a_body_of_unknown_mass_met_in_the_first_step_under_weak_gravity_stays_bounded() {
+    let mut report = Report::new("unknown mass, first step, weak gravity: energy / E0");
+    let mut systems = Vec::new();
+    for mass in [0.5_f64, 2.0] {
+        for gravity in [0.1, 1.0] {
+            for ratio in [10.0, 30.0, 70.0] {
+                for phase in [0.2, 0.4, 0.7] {
+                    let c = 3e5;
+                    let t_c = std::f64::consts::PI * (mass / c).sqrt();
+                    let (speed, h) = (0.6, ratio * t_c);
+                    let system = Loose {
+                        mass,
+                        c,
+                        d: 0.03 * 2.0 * (c * mass).sqrt(),
+                        speed,
+                        h,
+                        x0: phase * speed * h,
+                        gravity,
+                        partner: None,
+                        m_eff: 0.0,
+                    };
+                    let case = format!("m={mass} g={gravity} @{phase}");
+                    systems.push((case, system));
+                }
+            }
+        }
+    }
+    stays_bounded(
+        &mut report,
+        &[Master::GaussSeidel, Master::GaussSeidelBodyFirst],
+        &systems,
+        10.0,
+    );
+    report.finish();
+}
+
+/// A body of `mass` under `gravity` (m/s^2, toward the stop), alone or with a second body behind
+/// it on a spring (`partner`: its mass and the spring's stiffness), `x0` from the stop at `speed`
+/// toward it, meeting a stop of stiffness `c` and damping `d` whose gap is given `m_eff`, at steps
+/// of `h`: the stress sweep's systems and the sweeps built on its failures.
+#[derive(Clone, Copy)]
+struct Loose {
+    mass: f64,
+    c: f64,
+    d: f64,
+    speed: f64,
+    h: f64,
+    x0: f64,
+    gravity: f64,
+    partner: Option<(f64, f64)>,
+    m_eff: f64,
+}
+
+impl Loose {
+    /// The spring's length at rest.
+    const REST: f64 = 1.0;
+
+    fn contact_duration(&self) -> f64 {
+        std::f64::consts::PI * (self.mass / self.c).sqrt()
+    }
+
+    /// The bodies' mechanical energy (kinetic, the spring's, gravity's).
+    fn energy(&self, y: State) -> f64 {
+        let spring = self.partner.map_or(0.0, |(m2, k)| {
+            0.5 * k * (y[2] - y[0] - Self::REST).powi(2) + 0.5 * m2 * y[3] * y[3]
+        });
+        0.5 * self.mass * y[1] * y[1] + self.mass * self.gravity * y[0] + spring
+    }
+
+    /// The largest energy at a communication point over `steps` steps under `master`, in units of
+    /// the initial energy, and the run.
+    fn worst_energy(&self, fmu: &Arc<Fmu>, master: Master, steps: usize) -> (f64, Vec<Sample>) {
+        let Loose {
+            mass,
+            gravity,
+            partner,
+            ..
+        } = *self;
+        let derivative = move |_: f64, y: State, held: f64| -> State {
+            let spring = partner.map_or(0.0, |(_, k)| k * (y[2] - y[0] - Self::REST));
+            let partner_accel = partner.map_or(0.0, |(m2, _)| -spring / m2);
+            [y[1], (spring - held) / mass - gravity, y[3], partner_accel]
+        };
+        let plant = Plant {
+            initial: match partner {
+                Some(_) => [self.x0, -self.speed, self.x0 + Self::REST, -self.speed],
+                None => [self.x0, -self.speed, 0.0, 0.0],
+            },
+            derivative: &derivative,
+        };
+        let gap = Gap {
+            c: self.c,
+            d: self.d,
+            m_eff: self.m_eff,
+            s_rel0: 0.0,
+        };
+        let substeps = partner.map_or(4, |_| 40);
+        let run = cosimulate_plant(fmu, gap, &plant, master, self.h, steps, substeps);
+        let e0 = self.energy(plant.initial);
+        let worst = run
+            .iter()
+            .map(|s| self.energy([s.x, s.v, s.partner_x, s.partner_v]) / e0)
+            .fold(0.0, worse);
+        (worst, run)
+    }
 }

@@ -1,5 +1,7 @@
 //! The momentum-free correction that takes the master's relative motion to the model's.
 
+use super::passivity::SpeedFuse;
+
 /// The momentum-free correction of what the master owes, planned over three steps.
 ///
 /// With `p` the position offset (including the one the held force leaves in this step) and
@@ -34,6 +36,8 @@ pub struct Correction {
     /// Whether a shift may give the master's bodies no more energy than the model has (no mass
     /// given: the mass is the FMU's estimate); set for each step.
     pub energy_bounded: bool,
+    /// The last guard of passivity ([`super::passivity::SpeedFuse`]); set for each step.
+    pub fuse: SpeedFuse,
 }
 
 /// The share of the position offset a velocity-first correction takes back per step from a

@@ -14,18 +14,21 @@
 //! Without a given mass, the FMU estimates it from how the master answered the impulses it gave:
 //! the applied impulse over a contact against the velocity change it caused (the external
 //! acceleration, known from the last free step, taken out); a contact new to the master is probed
-//! first (`probe.rs`). The correction is in `correction.rs`, the passivity controller in
-//! `passivity.rs`.
+//! first (`probe.rs`); the last answers fitted together tell the mass and the external acceleration
+//! without either measured (`mass_fit.rs`). The correction is in `correction.rs`, the passivity
+//! controller and the speed fuse in `passivity.rs`.
 //!
 //! Pure Rust: no FFI, no allocation.
 
 mod correction;
+mod mass_fit;
 mod passivity;
 mod probe;
 
 use correction::Situation;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
-pub use passivity::{passivity_force, PASSIVITY_TOLERANCE};
+pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
+pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_FACTOR};
 pub use probe::{ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
 
 use crate::laws::{distance_outside, ContactLaw};
@@ -206,6 +209,14 @@ pub struct Coupling {
     /// change per second it caused, waiting for a second answer to a different force that tells
     /// the mass and the acceleration together (force 0: none).
     pub unknown_answer: (f64, f64),
+    /// The master's last answers to known held forces, fitted for the mass and the external
+    /// acceleration together.
+    pub answers: AnswerWindow,
+    /// The fastest relative speed (m/s) at a step start while the port had returned nothing
+    /// beyond what it received, and the external acceleration of the last step the master held
+    /// no force over (m/s^2): the speed fuse's scale and prediction.
+    pub passive_speed: f64,
+    pub a_free: f64,
 }
 
 /// How far from the mass in use one answer read with the external acceleration unknown (taken
@@ -350,6 +361,11 @@ const OVERTURN: f64 = 4.0;
 /// off (the estimate takes the external acceleration as it was before), and a given `m_eff` stays.
 pub const STEADY_ADOPTION: f64 = 0.005;
 
+/// How far the mass the last answers fitted together tell may be from the mass in use before it
+/// replaces it: twice the warning margin, as a body pushed by springs during the contact fits a
+/// few per cent off.
+const FIT_OVERRULE: f64 = 0.2;
+
 impl Coupling {
     /// `f_next`, made now if it was not yet (it is then kept however often it is read).
     pub fn make_f_next<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
@@ -384,6 +400,9 @@ impl Coupling {
     ) -> Learned {
         let mut learned = Learned::default();
         if self.last_h <= 0.0 {
+            if now.v.is_finite() {
+                self.passive_speed = self.passive_speed.max(now.v.abs());
+            }
             self.last = now;
             return learned;
         }
@@ -539,6 +558,15 @@ impl Coupling {
             Some(force) => mass.map(|m| force / m),
             None => None,
         };
+        if holds_before != self.master_holds_next {
+            // Forces read as the other one held: the answers so far are of forces never held.
+            self.answers.clear();
+        }
+        if let Some(force) = applied {
+            let position = 0.5 * (self.last.s + now.s);
+            self.answers
+                .push(self.last.time + 0.5 * h1, position, dv / h1, force);
+        }
         // Before this step's mean joins them: a contact's first step measures the external
         // acceleration only through the mass it is to test.
         let a_ext_before_step = self.a_ext_before_contact();
@@ -547,6 +575,9 @@ impl Coupling {
         let mut learned_mean = false;
         if let Some(force_acceleration) = from_force {
             let mean = dv / h1 + force_acceleration;
+            if applied == Some(0.0) && mean.is_finite() {
+                self.a_free = mean;
+            }
             if mean.is_finite() {
                 learned_mean = true;
                 // How far the linear extrapolation of the two before missed it: what a probe's
@@ -656,6 +687,9 @@ impl Coupling {
             };
             self.learn_from_answer(&mut learned, answer, now, mass);
         }
+        if !self.replay_pending {
+            self.overrule_by_fit(&mut learned, mass);
+        }
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
             self.disagreement_reported = false;
@@ -719,6 +753,10 @@ impl Coupling {
                 self.mass_confirmed = true;
             }
             self.candidate = Candidate::default();
+        }
+        let returned = -(self.e_port + self.initial_energy);
+        if returned <= 1e-9 * self.e_port.abs() && now.v.is_finite() {
+            self.passive_speed = self.passive_speed.max(now.v.abs());
         }
         self.before_last = self.last;
         self.last_held_before = self.last_held;
@@ -847,6 +885,38 @@ impl Coupling {
                 self.disagreement_reported = true;
             }
             self.mass_estimate = estimate;
+            self.replay_pending = true;
+        }
+    }
+
+    /// Where the last answers fitted together tell a mass that the mass in use is off from by
+    /// more than [`FIT_OVERRULE`], that mass is adopted, with the external acceleration the fit
+    /// tells: the readings through the wrong mass carry its error in them.
+    fn overrule_by_fit(&mut self, learned: &mut Learned, mass: Option<f64>) {
+        let (Some(m), Some(fit)) = (mass, self.answers.fit()) else {
+            return;
+        };
+        // Within a factor of ten: a fit that tells more took something else for the answer to
+        // forces that hardly varied (one answer may change the mass by four; the fit, which needs
+        // six and a residual within 2 %, may replace a mass a wrong first answer set: 0.22 kg
+        // for a 1 kg ball, whose fit then told 1.0).
+        let ratio = fit.mass / m;
+        if (ratio - 1.0).abs() <= FIT_OVERRULE || !(0.1..=10.0).contains(&ratio) {
+            return;
+        }
+        if !self.disagreement_reported {
+            learned.disagreement = Some((fit.mass, m));
+            self.disagreement_reported = true;
+        }
+        self.mass_estimate = fit.mass;
+        self.last_estimate = fit.mass;
+        self.mass_confirmed = true;
+        if self.a_ext_count > 0 {
+            self.a_ext_means = self.a_ext_times.map(|t| fit.a_ext_near(t));
+        }
+        if self.episode.open {
+            self.episode.a_ext = fit.a_ext_near(self.episode.start.time);
+            self.episode.a_ext_known = true;
             self.replay_pending = true;
         }
     }
@@ -1114,6 +1184,7 @@ impl Coupling {
         passivity: f64,
     ) -> Plan {
         let Dynamics { mass, a_ext, .. } = dynamics;
+        let fuse = correction.fuse;
         let start = Motion {
             s: master.s + owed.0,
             v: master.v + owed.1,
@@ -1185,10 +1256,22 @@ impl Coupling {
             (shift, correction)
         };
         let force = impulse / h - mass * shift / (h * h);
-        let master_end = held_over(master, a_ext - force / mass, h);
         // The passivity controller acts between contacts only: in one, the contact's own force
         // decides what the port receives.
         let passivity = if in_contact { 0.0 } else { passivity };
+        let held = force + passivity;
+        let fused = fuse.apply(held, master.v, mass, h);
+        let (force, passivity, correction) = if fused == held {
+            (force, passivity, correction)
+        } else {
+            // Cut: planned anew from where the master then is.
+            let anew = Correction {
+                pace: correction.pace,
+                ..Correction::default()
+            };
+            (fused, 0.0, anew)
+        };
+        let master_end = held_over(master, a_ext - force / mass, h);
         Plan {
             // The passivity controller's force acts on the master alone: the model does not
             // owe it back.
