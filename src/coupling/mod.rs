@@ -361,6 +361,11 @@ const OVERTURN: f64 = 4.0;
 /// off (the estimate takes the external acceleration as it was before), and a given `m_eff` stays.
 pub const STEADY_ADOPTION: f64 = 0.005;
 
+/// How far off the parabola of its velocities a step's motion may bend, relative to its travel,
+/// for its answer to join the fit (a body whose external acceleration changes within the step, a
+/// spring behind it, bends by a twelfth of that change times h^2).
+const PARABOLA_TOLERANCE: f64 = 1e-2;
+
 /// How far the mass the last answers fitted together tell may be from the mass in use before it
 /// replaces it: twice the warning margin, as a body pushed by springs during the contact fits a
 /// few per cent off.
@@ -563,9 +568,20 @@ impl Coupling {
             self.answers.clear();
         }
         if let Some(force) = applied {
-            let position = 0.5 * (self.last.s + now.s);
-            self.answers
-                .push(self.last.time + 0.5 * h1, position, dv / h1, force);
+            // A body under a held force moves on the parabola its velocities span (bent by a
+            // twelfth of the external acceleration's change times h^2): motion that does not
+            // (a master that sets its inputs apart from any body, a prescribed motion's jumps)
+            // answers no force, and a fit through it once told 2e-12 kg.
+            let moved = now.s - self.last.s;
+            let bend = moved - 0.5 * (now.v + self.last.v) * h1;
+            let scale = moved.abs() + 0.5 * (now.v.abs() + self.last.v.abs()) * h1;
+            if bend.abs() <= PARABOLA_TOLERANCE * scale {
+                let position = 0.5 * (self.last.s + now.s);
+                self.answers
+                    .push(self.last.time + 0.5 * h1, position, dv / h1, force);
+            } else {
+                self.answers.clear();
+            }
         }
         // Before this step's mean joins them: a contact's first step measures the external
         // acceleration only through the mass it is to test.
@@ -893,7 +909,15 @@ impl Coupling {
     /// more than [`FIT_OVERRULE`], that mass is adopted, with the external acceleration the fit
     /// tells: the readings through the wrong mass carry its error in them.
     fn overrule_by_fit(&mut self, learned: &mut Learned, mass: Option<f64>) {
-        let (Some(m), Some(fit)) = (mass, self.answers.fit()) else {
+        // Not on the free steps between contacts (no force held in the window), nor without a
+        // mass: every step pays for what is fitted.
+        let Some(m) = mass else {
+            return;
+        };
+        if self.answers.forces.iter().all(|&force| force == 0.0) {
+            return;
+        }
+        let Some(fit) = self.answers.fit() else {
             return;
         };
         // Within a factor of ten: a fit that tells more took something else for the answer to
