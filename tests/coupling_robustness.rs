@@ -1217,18 +1217,10 @@ fn a_heavy_ball_given_too_little_mass_under_a_jacobi_master_does_not_run_away() 
             for gravity in [20.0, 37.0] {
                 for factor in [0.6, 0.7] {
                     for ratio in [1.0, 2.0] {
-                        let t_c = std::f64::consts::PI * (mass / c).sqrt();
-                        let (speed, h) = (0.14, ratio * t_c);
                         let system = Loose {
-                            mass,
-                            c,
-                            d: 0.85 * 2.0 * (c * mass).sqrt(),
-                            speed,
-                            h,
-                            x0: 0.43 * speed * h,
                             gravity,
-                            partner: None,
                             m_eff: factor * mass,
+                            ..Loose::lone(mass, c, 0.85, 0.14, ratio, 0.43)
                         };
                         let case = format!("m={mass} c={c:.0e} g={gravity} m_eff=x{factor}");
                         systems.push((case, system));
@@ -1260,19 +1252,9 @@ fn a_body_of_unknown_mass_met_in_the_first_step_under_weak_gravity_stays_bounded
         for gravity in [0.1, 1.0] {
             for ratio in [10.0, 30.0, 70.0] {
                 for phase in [0.2, 0.4, 0.7] {
-                    let c = 3e5;
-                    let t_c = std::f64::consts::PI * (mass / c).sqrt();
-                    let (speed, h) = (0.6, ratio * t_c);
                     let system = Loose {
-                        mass,
-                        c,
-                        d: 0.03 * 2.0 * (c * mass).sqrt(),
-                        speed,
-                        h,
-                        x0: phase * speed * h,
                         gravity,
-                        partner: None,
-                        m_eff: 0.0,
+                        ..Loose::lone(mass, 3e5, 0.03, 0.6, ratio, phase)
                     };
                     let case = format!("m={mass} g={gravity} @{phase}");
                     systems.push((case, system));
@@ -1309,6 +1291,32 @@ struct Loose {
 impl Loose {
     /// The spring's length at rest.
     const REST: f64 = 1.0;
+
+    /// A lone body, free and of unknown mass (`m_eff` = 0), meeting the stop with `damping` of
+    /// the critical at `steps_per_contact` contact durations per step, `phase` of its first
+    /// step's travel from the stop.
+    fn lone(
+        mass: f64,
+        c: f64,
+        damping: f64,
+        speed: f64,
+        steps_per_contact: f64,
+        phase: f64,
+    ) -> Loose {
+        let t_c = std::f64::consts::PI * (mass / c).sqrt();
+        let h = steps_per_contact * t_c;
+        Loose {
+            mass,
+            c,
+            d: damping * 2.0 * (c * mass).sqrt(),
+            speed,
+            h,
+            x0: phase * speed * h,
+            gravity: 0.0,
+            partner: None,
+            m_eff: 0.0,
+        }
+    }
 
     fn contact_duration(&self) -> f64 {
         std::f64::consts::PI * (self.mass / self.c).sqrt()

@@ -228,6 +228,13 @@ const UNKNOWN_ACCELERATION_RANGE: f64 = 2.2;
 /// answer to a force the coupling made.
 const ANSWER_ROUNDING: f64 = 1e-9;
 
+/// How far the master's position moved from `from` to `to` off the parabola its two velocities
+/// span: zero for a body under a held force and a steady external acceleration, a twelfth of
+/// the acceleration's change times the step squared where it changes linearly within the step.
+fn bend_off_parabola(from: Observed, to: Observed) -> f64 {
+    to.s - from.s - 0.5 * (to.v + from.v) * (to.time - from.time)
+}
+
 /// `f_next`, made or still to be made: a master that steps the gap first never reads it, and
 /// for it the prediction would double the work of every step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -572,10 +579,8 @@ impl Coupling {
             // twelfth of the external acceleration's change times h^2): motion that does not
             // (a master that sets its inputs apart from any body, a prescribed motion's jumps)
             // answers no force, and a fit through it once told 2e-12 kg.
-            let moved = now.s - self.last.s;
-            let bend = moved - 0.5 * (now.v + self.last.v) * h1;
-            let scale = moved.abs() + 0.5 * (now.v.abs() + self.last.v.abs()) * h1;
-            if bend.abs() <= PARABOLA_TOLERANCE * scale {
+            let scale = (now.s - self.last.s).abs() + 0.5 * (now.v.abs() + self.last.v.abs()) * h1;
+            if bend_off_parabola(self.last, now).abs() <= PARABOLA_TOLERANCE * scale {
                 let position = 0.5 * (self.last.s + now.s);
                 self.answers
                     .push(self.last.time + 0.5 * h1, position, dv / h1, force);
@@ -856,7 +861,7 @@ impl Coupling {
         // Within the step, an external acceleration that changes (linearly, as a spring's does)
         // bends the master's position off the parabola its velocities span, by a twelfth of the
         // change times h^2: what it changed by over the step follows from the positions.
-        let bend = now.s - self.last.s - 0.5 * (now.v + self.last.v) * h1;
+        let bend = bend_off_parabola(self.last, now);
         let change_within = 12.0 * bend.abs() / h1;
         let variation = trend * age * h1 + change_within;
         let unclear = rounding + 10.0 * variation;

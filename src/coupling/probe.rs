@@ -2,7 +2,7 @@
 //! the impulse along the motion, and the master's answer tells the mass (docs/coupling.md,
 //! "Without a mass: the probe").
 
-use super::{Coupling, Extrapolation, Learned, Observed};
+use super::{bend_off_parabola, Coupling, Extrapolation, Learned, Observed};
 
 /// A mass a probe's answer gave through a changing external acceleration: adopted only once a
 /// probe at least [`CONFIRMING_GROWTH`] times larger answers the same mass within both answers'
@@ -141,7 +141,7 @@ impl Coupling {
         // motion, a body pushed by changing forces) tell no exact mass.
         let bend = |from: Observed, to: Observed| {
             let (moved, h) = (to.s - from.s, to.time - from.time);
-            let bend = moved - 0.5 * (to.v + from.v) * h;
+            let bend = bend_off_parabola(from, to);
             let scale = moved.abs() + (to.v.abs() + from.v.abs()) * h;
             (bend, scale, h)
         };
