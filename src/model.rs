@@ -10,8 +10,8 @@ use crate::coupling::{
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
-    distance_outside, distance_outside_and_rate, spring_work, ContactLaw, ForceLaw, Forces,
-    Friction, FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials,
+    distance_outside, distance_outside_and_rate, slip_speed, spring_work, ContactLaw, ForceLaw,
+    Forces, Friction, FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials, PlaneFriction,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -115,8 +115,8 @@ pub struct Inputs {
     pub v_a: f64,
     pub s_b: f64,
     pub v_b: f64,
-    /// Tangential velocity of flange_b relative to flange_a.
-    pub v_t: f64,
+    /// Tangential (slip) velocity of flange_b relative to flange_a in the contact plane (x, y).
+    pub v_t: [f64; 2],
 }
 
 /// The velocity inputs at the starts of the last two steps, newest first.
@@ -245,8 +245,8 @@ pub struct ElastoGap {
     /// evaluated until the master sets an input again.
     pub end_of_step: Option<Motion>,
     pub f_mean: f64,
-    /// Co-simulation: the mean tangential friction force over the last step.
-    pub f_t_mean: f64,
+    /// Co-simulation: the mean tangential friction force over the last step (x, y).
+    pub f_t_mean: [f64; 2],
     pub e_loss: f64,
     pub q_flow_mean: f64,
     pub last_step_size: f64,
@@ -353,14 +353,14 @@ impl Default for ElastoGap {
                 v_a: by_var(Var::FlangeAV).start.unwrap_or(0.0),
                 s_b: by_var(Var::FlangeBS).start.unwrap_or(0.0),
                 v_b: by_var(Var::FlangeBV).start.unwrap_or(0.0),
-                v_t: by_var(Var::VT).start.unwrap_or(0.0),
+                v_t: [Var::VTx, Var::VTy].map(|var| by_var(var).start.unwrap_or(0.0)),
             },
             supplied: SuppliedAccelerations::default(),
             history: VelocityHistory::default(),
             time: 0.0,
             end_of_step: None,
             f_mean: 0.0,
-            f_t_mean: 0.0,
+            f_t_mean: [0.0; 2],
             e_loss: 0.0,
             q_flow_mean: 0.0,
             last_step_size: 0.0,
@@ -412,18 +412,18 @@ impl ElastoGap {
     pub fn forces(&self) -> Forces {
         let motion = self.motion();
         let mut forces = self.law().evaluate(motion.s, motion.v);
-        forces.loss_power += self.friction_force(forces.f).0 * self.inputs.v_t;
+        forces.loss_power += self.friction_force(forces.f).power(self.inputs.v_t);
         forces
     }
 
-    /// `f_t` at normal force `f` and the tangential velocity now, with its slopes by `|f|` and
-    /// by `v_t`; all 0 without friction.
-    fn friction_force(&self, f: f64) -> (f64, f64, f64) {
+    /// `f_t` in the tangential plane at normal force `f` and the slip velocity now, with its
+    /// slopes by `|f|` and by the slip velocity; all 0 without friction.
+    fn friction_force(&self, f: f64) -> PlaneFriction {
         let friction = &self.parameters.friction;
         if !friction.is_on() {
-            return (0.0, 0.0, 0.0);
+            return PlaneFriction::default();
         }
-        friction.force(f, self.inputs.v_t)
+        friction.force_in_plane(f, self.inputs.v_t)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -534,12 +534,17 @@ impl ElastoGap {
             Var::FlangeAV => self.inputs.v_a,
             Var::FlangeBS => self.inputs.s_b,
             Var::FlangeBV => self.inputs.v_b,
-            Var::VT => self.inputs.v_t,
-            Var::FT => self.friction_force(forces().f).0,
-            Var::FTMean => match self.interface {
-                Interface::CoSimulation => self.f_t_mean,
-                Interface::ModelExchange => self.friction_force(forces().f).0,
-            },
+            Var::VTx => self.inputs.v_t[0],
+            Var::VTy => self.inputs.v_t[1],
+            Var::FTx => self.friction_force(forces().f).f_t[0],
+            Var::FTy => self.friction_force(forces().f).f_t[1],
+            Var::FTxMean | Var::FTyMean => {
+                let axis = usize::from(var == Var::FTyMean);
+                match self.interface {
+                    Interface::CoSimulation => self.f_t_mean[axis],
+                    Interface::ModelExchange => self.friction_force(forces().f).f_t[axis],
+                }
+            }
             Var::F => forces().f,
             Var::SRel => motion().s,
             Var::VRel => motion().v,
@@ -634,7 +639,8 @@ impl ElastoGap {
             Var::FlangeAV => self.inputs.v_a = value,
             Var::FlangeBS => self.inputs.s_b = value,
             Var::FlangeBV => self.inputs.v_b = value,
-            Var::VT => self.inputs.v_t = value,
+            Var::VTx => self.inputs.v_t[0] = value,
+            Var::VTy => self.inputs.v_t[1] = value,
             Var::F
             | Var::SRel
             | Var::VRel
@@ -648,8 +654,10 @@ impl ElastoGap {
             | Var::DerELoss
             | Var::FC
             | Var::FD
-            | Var::FT
-            | Var::FTMean
+            | Var::FTx
+            | Var::FTy
+            | Var::FTxMean
+            | Var::FTyMean
             | Var::EPort => unreachable!("the FMI layer sets only parameters and inputs"),
         }
         if matches!(
@@ -907,7 +915,8 @@ impl ElastoGap {
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         // The friction's share is its impulse times |v_t|: bounded the same way, the mean
         // tangential force is finite too.
-        let tangential_bound = mean_bound * self.inputs.v_t.abs().min(1.0);
+        let slip_speed = slip_speed(self.inputs.v_t);
+        let tangential_bound = mean_bound * slip_speed.min(1.0);
         let integrals_finite = impulse.abs() <= mean_bound
             && dissipated.abs() <= mean_bound
             && friction_energy <= tangential_bound
@@ -929,10 +938,14 @@ impl ElastoGap {
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
         self.f_t_mean = if friction_energy > 0.0 {
-            // The friction's power is f_t*v_t >= 0 with v_t held over the step.
-            friction_energy / (self.inputs.v_t * h)
+            // The friction's power is f_t.v_t = |f_t|*|v_t| >= 0 with v_t held over the step,
+            // and its mean lies along v_t.
+            let along = friction_energy / (slip_speed * h);
+            self.inputs
+                .v_t
+                .map(|component| along * (component / slip_speed))
         } else {
-            0.0
+            [0.0; 2]
         };
         self.end_of_step = Some(end);
         // The tangential port: the master holds f_t_mean along the v_t it set, so the friction's
@@ -992,7 +1005,8 @@ impl ElastoGap {
         report: &StepReport,
     ) -> f64 {
         let friction = self.parameters.friction;
-        let v_t = self.inputs.v_t;
+        // Along the slip: the friction's power is that of the 1-D curve at the slip speed.
+        let v_t = slip_speed(self.inputs.v_t);
         if !friction.is_on() || v_t == 0.0 || report.integral.substeps == 0 {
             return 0.0;
         }
@@ -1373,16 +1387,30 @@ impl ElastoGap {
         let motion = self.motion();
         let law = self.law();
         let partials: Partials = law.partials(motion.s, motion.v);
-        // The friction: f_t = mu(v_t)*|f| (bounded), its power f_t*v_t.
+        // The friction: f_t = mu(|v_t|)*|f|*v_t/|v_t| (bounded), its power f_t.v_t.
         let f = law.evaluate(motion.s, motion.v).f;
-        let (f_t, f_t_by_normal, f_t_by_v_t) = self.friction_force(f);
+        let friction = self.friction_force(f);
         let v_t = self.inputs.v_t;
-        if input == Var::VT {
-            let f_t_dv_t = f_t_by_v_t;
-            let power_dv_t = f_t + v_t * f_t_dv_t;
+        let axis_of = |var: Var| match var {
+            Var::FTx | Var::FTxMean => Some(0),
+            Var::FTy | Var::FTyMean => Some(1),
+            _ => None,
+        };
+        // The step means are the forces themselves in Model Exchange, constants in co-simulation.
+        let friction_output = axis_of(output).filter(|_| {
+            matches!(output, Var::FTx | Var::FTy) || self.interface == Interface::ModelExchange
+        });
+        if let Some(j) = match input {
+            Var::VTx => Some(0),
+            Var::VTy => Some(1),
+            _ => None,
+        } {
+            let by = &friction.by_velocity;
+            let power_dv_t = friction.f_t[j] + v_t[0] * by[0][j] + v_t[1] * by[1][j];
+            if let Some(i) = friction_output {
+                return by[i][j];
+            }
             return match output {
-                Var::FT => f_t_dv_t,
-                Var::FTMean if self.interface == Interface::ModelExchange => f_t_dv_t,
                 Var::LossPower | Var::DerELoss => power_dv_t,
                 Var::HeatPortQFlow if self.interface == Interface::ModelExchange => {
                     self.heat_flow(power_dv_t)
@@ -1399,9 +1427,16 @@ impl ElastoGap {
             _ => return 0.0,
         };
         // d|f| = sign(f)*df.
-        let f_t_by_f = f_t_by_normal * if f < 0.0 { -1.0 } else { 1.0 };
-        let f_t_rate = f_t_by_f * (partials.f_ds() * ds + partials.f_dv() * dv);
-        let power_rate = partials.loss_power_ds * ds + partials.loss_power_dv * dv + v_t * f_t_rate;
+        let normal_rate =
+            if f < 0.0 { -1.0 } else { 1.0 } * (partials.f_ds() * ds + partials.f_dv() * dv);
+        let f_t_rate = friction.by_normal.map(|slope| slope * normal_rate);
+        let power_rate = partials.loss_power_ds * ds
+            + partials.loss_power_dv * dv
+            + v_t[0] * f_t_rate[0]
+            + v_t[1] * f_t_rate[1];
+        if let Some(i) = friction_output {
+            return f_t_rate[i];
+        }
         match output {
             Var::F => partials.f_ds() * ds + partials.f_dv() * dv,
             Var::SRel => ds,
@@ -1412,8 +1447,6 @@ impl ElastoGap {
             }
             Var::FC => partials.f_c_ds * ds,
             Var::FD => partials.f_d_ds * ds + partials.f_d_dv * dv,
-            Var::FT => f_t_rate,
-            Var::FTMean if self.interface == Interface::ModelExchange => f_t_rate,
             // d(spring energy)/ds_rel is the spring force itself.
             Var::EPort if model_exchange => law.evaluate(motion.s, motion.v).f_c * ds,
             _ => 0.0,
@@ -1432,15 +1465,23 @@ impl ElastoGap {
         let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
         // v_t is held over a step: the friction changes with |f| alone.
         let f = law.evaluate(motion.s, motion.v).f;
-        let f_t_by_f = self.friction_force(f).1 * if f < 0.0 { -1.0 } else { 1.0 };
-        let f_t_rate = f_t_by_f * along(partials.f_ds(), partials.f_dv());
+        let normal_rate =
+            if f < 0.0 { -1.0 } else { 1.0 } * along(partials.f_ds(), partials.f_dv());
+        let f_t_rate = self
+            .friction_force(f)
+            .by_normal
+            .map(|slope| slope * normal_rate);
+        let v_t = self.inputs.v_t;
         Some(match output {
             Var::F => along(partials.f_ds(), partials.f_dv()),
             Var::SRel => motion.v,
             Var::VRel => motion.a,
-            Var::FT => f_t_rate,
+            Var::FTx => f_t_rate[0],
+            Var::FTy => f_t_rate[1],
             Var::LossPower | Var::DerELoss => {
-                along(partials.loss_power_ds, partials.loss_power_dv) + self.inputs.v_t * f_t_rate
+                along(partials.loss_power_ds, partials.loss_power_dv)
+                    + v_t[0] * f_t_rate[0]
+                    + v_t[1] * f_t_rate[1]
             }
             Var::FC => along(partials.f_c_ds, 0.0),
             Var::FD => along(partials.f_d_ds, partials.f_d_dv),

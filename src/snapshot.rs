@@ -36,9 +36,11 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 13: the master's last answers the mass is fitted to (times, positions, velocity changes per
 /// second, forces, count), and the speed fuse's scale and the last free step's external
 /// acceleration.
-const FORMAT_VERSION: u32 = 13;
+/// 14: the friction in the tangential plane: the slip velocity's and the mean friction force's
+/// second components (y; the x ones in the slots of format 13's v_t and f_t_mean).
+const FORMAT_VERSION: u32 = 14;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 174;
+const FIELD_COUNT: usize = 176;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -260,7 +262,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut low = (fingerprint & 0xffff_ffff) as f64;
     visitor(&mut high);
     visitor(&mut low);
-    visitor(&mut model.inputs.v_t);
+    visitor(&mut model.inputs.v_t[0]);
     let friction = &mut model.parameters.friction;
     let mut law = f64::from(friction.law);
     let mut interpolation = f64::from(friction.interpolation);
@@ -277,7 +279,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     ] {
         visitor(value);
     }
-    visitor(&mut model.f_t_mean);
+    visitor(&mut model.f_t_mean[0]);
     let c = &mut model.coupling;
     visitor(&mut c.e_port);
     visitor(&mut c.passivity_in_next);
@@ -340,6 +342,8 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     answers.count = (count as usize).min(WINDOW);
     visitor(&mut c.passive_speed);
     visitor(&mut c.a_free);
+    visitor(&mut model.inputs.v_t[1]);
+    visitor(&mut model.f_t_mean[1]);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -481,7 +485,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     for variable in VARIABLES {
         if matches!(
             variable.var,
-            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV | Var::VT
+            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV | Var::VTx | Var::VTy
         ) || variable.causality == crate::variables::Causality::Parameter
         {
             model

@@ -44,7 +44,8 @@ pub enum Var {
     FlangeAV,
     FlangeBS,
     FlangeBV,
-    VT,
+    VTx,
+    VTy,
     F,
     SRel,
     VRel,
@@ -58,8 +59,10 @@ pub enum Var {
     DerELoss,
     FC,
     FD,
-    FT,
-    FTMean,
+    FTx,
+    FTy,
+    FTxMean,
+    FTyMean,
     EPort,
 }
 
@@ -180,13 +183,14 @@ const ON_MOTION: &[Dependency] = &[
     Dependent(Var::FlangeBS),
     Dependent(Var::FlangeBV),
 ];
-/// The friction's force and power: the normal force and the tangential velocity.
+/// The friction's force and power: the normal force and the tangential velocity in the plane.
 const ON_MOTION_AND_V_T: &[Dependency] = &[
     Dependent(Var::FlangeAS),
     Dependent(Var::FlangeAV),
     Dependent(Var::FlangeBS),
     Dependent(Var::FlangeBV),
-    Dependent(Var::VT),
+    Dependent(Var::VTx),
+    Dependent(Var::VTy),
 ];
 
 macro_rules! variable {
@@ -362,7 +366,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(TableFile, "tableFile", 53, String, Parameter, Fixed, None, None, Rule::Any, NO_DEPENDENCY,
         "GapForce law: a JSON file with \"stiffness\": [[s_rel - s_rel0, force], ...] and/or \"damping\": [[v_rel, force], ...] replacing the spring and/or damper part (monotone cubic of Fritsch and Butland, end slopes continued); a path relative to the FMU's resources folder, an absolute path or a file: URI; empty: none"),
     choice!(FrictionLaw, "frictionLaw", 54, FRICTION_LAW, 1.0,
-        "Tangential friction of laws 1 to 6 (FrictionLaw): 1 None (default), 2 Adams, 3 RecurDyn; f_t = mu(v_t)*|f|, its power |f_t*v_t| added to lossPower, E_loss and the heat port"),
+        "Tangential friction of laws 1 to 6 (FrictionLaw): 1 None (default), 2 Adams, 3 RecurDyn; in the tangential plane f_t = mu(|v_t|)*|f|*v_t/|v_t| (v_t = (v_tx, v_ty)), its power f_t.v_t added to lossPower, E_loss and the heat port"),
     variable!(MuS, "mu_s", 55, Real, Parameter, Tunable, Some(0.3), Some("1"), Rule::AtLeast(0.0), NO_DEPENDENCY,
         "Friction: static coefficient, reached at v_s (>= 0)"),
     variable!(MuD, "mu_d", 56, Real, Parameter, Tunable, Some(0.2), Some("1"), Rule::AtLeast(0.0), NO_DEPENDENCY,
@@ -372,7 +376,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(VD, "v_d", 58, Real, Parameter, Tunable, Some(1e-2), Some("m/s"), Rule::Positive, NO_DEPENDENCY,
         "Friction: the dynamic threshold velocity (Adams: friction transition velocity) (> v_s)"),
     variable!(FTMax, "f_t_max", 59, Real, Parameter, Tunable, Some(0.0), Some("N"), Rule::AtLeast(0.0), NO_DEPENDENCY,
-        "Friction: the largest |f_t| (0: no limit) (>= 0)"),
+        "Friction: the largest magnitude |f_t| of the tangential force (0: no limit) (>= 0)"),
     choice!(FrictionInterpolation, "frictionInterpolation", 60, FRICTION_INTERPOLATION, 1.0,
         "RecurDyn friction: how mu goes between its thresholds (FrictionInterpolation): 1 Step (default), 2 Linear"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
@@ -383,8 +387,10 @@ pub const VARIABLES: &[Variable] = &[
         "Absolute position of flange_b"),
     variable!(FlangeBV, "flange_b.v", 14, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
         "Absolute velocity of flange_b"),
-    variable!(VT, "v_t", 17, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
-        "Tangential velocity of flange_b relative to flange_a, for the friction (held over a co-simulation step)"),
+    variable!(VTx, "v_tx", 17, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
+        "Tangential velocity of flange_b relative to flange_a along the contact plane's x axis, for the friction (held over a co-simulation step)"),
+    variable!(VTy, "v_ty", 62, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
+        "Tangential velocity of flange_b relative to flange_a along the contact plane's y axis, for the friction (held over a co-simulation step)"),
     variable!(F, "f", 20, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
         "Force at flange_b (flange_a feels -f); f = f_c + f_d, <= 0 (never pulling) under ElastoGap, NoPulling, HuntCrossley and AdamsImpact"),
     variable!(SRel, "s_rel", 21, Real, Output, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
@@ -394,7 +400,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(Contact, "contact", 23, Boolean, Output, Discrete, None, None, Rule::Any, ON_POSITIONS_SWITCHING,
         "True while in contact: s_rel < s_rel0 (GapForce: rangeMin < s_rel < rangeMax)"),
     variable!(LossPower, "lossPower", 24, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
-        "Instantaneous dissipated power f_d*v_rel + f_t*v_t (>= 0)"),
+        "Instantaneous dissipated power f_d*v_rel + f_tx*v_tx + f_ty*v_ty (>= 0)"),
     // Declared on the motion for Model Exchange, where it is -lossPower; in co-simulation it is the
     // step mean and does not depend on the inputs, which the declaration allows.
     variable!(HeatPortQFlow, "heatPort.Q_flow", 25, Real, Output, Continuous, None, Some("W"), Rule::Any, ON_MOTION_AND_V_T,
@@ -415,10 +421,14 @@ pub const VARIABLES: &[Variable] = &[
         "Spring part of f (<= 0; GapForce: two-sided, with the preload)"),
     variable!(FD, "f_d", 31, Real, Local, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
         "Damper part of f, f - f_c (ElastoGap: bounded by the spring part, |f_d| <= |f_c|)"),
-    variable!(FT, "f_t", 33, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION_AND_V_T,
-        "Tangential friction force at flange_b (the body there feels -f_t), mu(v_t)*|f|, at most f_t_max; 0 without frictionLaw"),
-    variable!(FTMean, "f_t_mean", 34, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
-        "Co-simulation: mean of f_t over the last communication step (tangential impulse/h, v_t held); apply it over the same step. Model Exchange: equal to f_t"),
+    variable!(FTx, "f_tx", 33, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION_AND_V_T,
+        "Tangential friction force at flange_b along x (the body there feels -f_t): f_t = mu(|v_t|)*|f|*v_t/|v_t|, |f_t| at most f_t_max; 0 without frictionLaw"),
+    variable!(FTy, "f_ty", 63, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION_AND_V_T,
+        "Tangential friction force at flange_b along y (the body there feels -f_t): f_t = mu(|v_t|)*|f|*v_t/|v_t|, |f_t| at most f_t_max; 0 without frictionLaw"),
+    variable!(FTxMean, "f_tx_mean", 34, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Co-simulation: mean of f_tx over the last communication step (tangential impulse/h, v_t held); apply it over the same step. Model Exchange: equal to f_tx"),
+    variable!(FTyMean, "f_ty_mean", 64, Real, Output, Continuous, None, Some("N"), Rule::Any, NO_DEPENDENCY,
+        "Co-simulation: mean of f_ty over the last communication step (tangential impulse/h, v_t held); apply it over the same step. Model Exchange: equal to f_ty"),
     // Model Exchange: the spring energy is a nonlinear function of the positions.
     variable!(EPort, "E_port", 61, Real, Output, Continuous, None, Some("J"), Rule::Any, ON_POSITIONS_SWITCHING,
         "Energy the bodies have given to the contact through its flanges (integral of f*v_rel). Co-simulation: measured, the sum over the steps of the force the master held times the relative displacement it reported (what it received before the last step; once a contact is over E_loss equals it). Model Exchange: E_loss plus the spring energy stored now against the start"),

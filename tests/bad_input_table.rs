@@ -1068,8 +1068,11 @@ const CASES: &[(&str, Case)] = &[
             exit_with(i, Var::FrictionLaw, 2.0)
         })
     }),
-    ("nan-v_t", |fmu| {
-        call(fmu, running, |i| set(i, Var::VT, f64::NAN))
+    ("nan-v_tx", |fmu| {
+        call(fmu, running, |i| set(i, Var::VTx, f64::NAN))
+    }),
+    ("infinite-v_ty", |fmu| {
+        call(fmu, running, |i| set(i, Var::VTy, f64::INFINITY))
     }),
     ("tableFile-missing", |fmu| {
         call(fmu, instantiated, |i| {

@@ -2,17 +2,19 @@
 //! computed here: the friction coefficient written out again from MSC Adams' and RecurDyn's
 //! definitions, and an impact integrated by RK4 at 1 µs with the lift-off located that carries the
 //! friction's impulse `∫ min(mu*|F_n|, f_t_max) dt` along. A 1 kg body arrives at 1 m/s normal to a
-//! fixed housing while sliding at a held tangential velocity `v_t`; the master couples it with
-//! `m_eff` = 1 kg. The friction must take `|v_t|` times that impulse in energy (into `E_loss`, the
-//! heat port and `lossPower`), and `f_t_mean` must carry the impulse.
+//! fixed housing while sliding at a held slip velocity `v_t = (v_tx, v_ty)` in the contact's
+//! tangential plane; the master couples it with `m_eff` = 1 kg. The friction must take `|v_t|`
+//! times that impulse in energy (into `E_loss`, the heat port and `lossPower`), and
+//! `(f_tx_mean, f_ty_mean)` must carry the impulse along the slip.
 //!
 //! `cargo test --release --test friction -- --nocapture` prints the errors.
 
 mod support;
 
+use fmi_sys::fmi2;
 use support::impact::{MASS, SPEED};
 use support::laws::{adams_step, integrate_to_lift_off, Contact, LawCase};
-use support::{Fmu, Instance, Status, VarType};
+use support::{Fmu, Instance, InstantiateOptions, Status, VarType};
 
 const C: f64 = 1e4;
 const D: f64 = 20.0;
@@ -78,47 +80,45 @@ fn reference(contact: &Contact, mu: f64, f_t_max: f64, dt: f64) -> (f64, f64) {
 /// What the master saw of one impact through the FMU.
 #[derive(Debug)]
 struct Run {
-    /// `Σ f_t_mean*h`.
-    tangential_impulse: f64,
+    /// `Σ (f_tx_mean, f_ty_mean)*h`.
+    tangential_impulse: [f64; 2],
     e_loss: f64,
     /// Heat that left through the heat port, `-Σ Q_flow*h`.
     heat: f64,
-    /// Largest |lossPower - (f_d*v_rel + f_t*v_t)| seen at a communication point.
+    /// Largest |lossPower - (f_d*v_rel + f_t.v_t)| seen at a communication point.
     power_mismatch: f64,
 }
 
 /// A Gauss–Seidel master with `m_eff` = 1 kg, communication step `h`, the body arriving at 1 m/s
 /// from 2.5 steps away and sliding at `v_t` throughout; 0.3 s, long past the lift-off (the
 /// contact with n = 1.5 lasts about 0.1 s).
-fn cosimulate(fmu: &std::sync::Arc<Fmu>, parameters: &[(&str, f64)], v_t: f64, h: f64) -> Run {
-    let mut gap = Instance::new(fmu, "friction");
-    assert_eq!(gap.setup_experiment(None, 0.0, None), Status::Ok);
-    assert_eq!(gap.enter_initialization_mode(), Status::Ok);
-    for &(name, value) in parameters {
-        assert_eq!(gap.set_by_name(name, value), Status::Ok, "{name}");
-    }
-    assert_eq!(
-        gap.exit_initialization_mode(),
-        Status::Ok,
-        "{:?}",
-        gap.logs()
-    );
+fn cosimulate(fmu: &std::sync::Arc<Fmu>, parameters: &[(&str, f64)], v_t: [f64; 2], h: f64) -> Run {
+    let mut gap = ready(fmu, fmi2::fmi2Type_fmi2CoSimulation, parameters);
     let (mut x, mut v, mut t) = (2.5 * h * SPEED, -SPEED, 0.0);
     let mut run = Run {
-        tangential_impulse: 0.0,
+        tangential_impulse: [0.0; 2],
         e_loss: 0.0,
         heat: 0.0,
         power_mismatch: 0.0,
     };
     while t < 0.3 {
-        for (name, value) in [("flange_b.s", x), ("flange_b.v", v), ("v_t", v_t)] {
+        let inputs = [
+            ("flange_b.s", x),
+            ("flange_b.v", v),
+            ("v_tx", v_t[0]),
+            ("v_ty", v_t[1]),
+        ];
+        for (name, value) in inputs {
             assert_eq!(gap.set_real_by_name(name, value), Status::Ok);
         }
         assert_eq!(gap.do_step(t, h, true), Status::Ok, "{:?}", gap.logs());
         let a = -gap.real("f_mean") / MASS;
-        run.tangential_impulse += gap.real("f_t_mean") * h;
+        run.tangential_impulse[0] += gap.real("f_tx_mean") * h;
+        run.tangential_impulse[1] += gap.real("f_ty_mean") * h;
         run.heat -= gap.real("heatPort.Q_flow") * h;
-        let expected_power = gap.real("f_d") * gap.real("v_rel") + gap.real("f_t") * v_t;
+        let expected_power = gap.real("f_d") * gap.real("v_rel")
+            + gap.real("f_tx") * v_t[0]
+            + gap.real("f_ty") * v_t[1];
         run.power_mismatch = run
             .power_mismatch
             .max((gap.real("lossPower") - expected_power).abs());
@@ -134,11 +134,23 @@ fn relative_error(value: f64, exact: f64) -> f64 {
     (value / exact - 1.0).abs()
 }
 
+/// `|value - exact| / |exact|` of two vectors in the plane.
+fn vector_error(value: [f64; 2], exact: [f64; 2]) -> f64 {
+    (value[0] - exact[0]).hypot(value[1] - exact[1]) / exact[0].hypot(exact[1])
+}
+
+/// A slip of `speed` (m/s, signed: negative turns the direction over) in the direction `angle`.
+fn slip(speed: f64, angle: f64) -> [f64; 2] {
+    [speed * angle.cos(), speed * angle.sin()]
+}
+
 #[test]
 fn the_friction_takes_mu_times_the_normal_impulse_in_every_regime() {
     let fmu = Fmu::load_default();
     let mut worst: f64 = 0.0;
     println!("normal law | friction | v_t | h | f_t impulse error | friction energy error");
+    // Directions all round the plane, one of them along each axis.
+    let angles = [0.0, 0.7, 1.9, std::f64::consts::FRAC_PI_2, 4.1, 5.5];
     for normal in [
         LawCase::ElastoGap,
         LawCase::SpringDamper,
@@ -163,24 +175,29 @@ fn the_friction_takes_mu_times_the_normal_impulse_in_every_regime() {
             .collect();
         for law in [Law::Adams, Law::RecurDynStep, Law::RecurDynLinear] {
             // At rest, below the static threshold, between the thresholds, beyond; both ways.
-            for v_t in [0.004, -0.007, 0.03, -0.06, 0.5, -2.0] {
-                let mu = law.mu(v_t);
+            for (k, speed) in [0.004, -0.007, 0.03, -0.06, 0.5, -2.0]
+                .into_iter()
+                .enumerate()
+            {
+                let v_t = slip(speed, angles[k]);
+                // The curve at the slip speed, along the slip.
+                let mu = law.mu(speed.abs());
                 let (_, friction_impulse) = reference(&contact, mu, 0.0, 1e-6);
+                let along = v_t.map(|component| friction_impulse * component / speed.abs());
                 let mut parameters = base.clone();
                 parameters.extend(law.settings());
                 for h in [1e-3, 1e-2] {
                     let run = cosimulate(&fmu, &parameters, v_t, h);
-                    let without = cosimulate(&fmu, &base, 0.0, h);
+                    let without = cosimulate(&fmu, &base, [0.0; 2], h);
                     let energy = run.e_loss - without.e_loss;
-                    let impulse_error =
-                        relative_error(run.tangential_impulse, mu.signum() * friction_impulse);
-                    let energy_error = relative_error(energy, friction_impulse * v_t.abs());
+                    let impulse_error = vector_error(run.tangential_impulse, along);
+                    let energy_error = relative_error(energy, friction_impulse * speed.abs());
                     println!(
-                        "{normal:?} | {law:?} | {v_t} | {h} | {impulse_error:.1e} | {energy_error:.1e}"
+                        "{normal:?} | {law:?} | {v_t:?} | {h} | {impulse_error:.1e} | {energy_error:.1e}"
                     );
                     assert!(
                         impulse_error < 1e-5 && energy_error < 1e-5,
-                        "{normal:?}, {law:?}, v_t = {v_t}, h = {h}: {run:?}, friction impulse {friction_impulse}"
+                        "{normal:?}, {law:?}, v_t = {v_t:?}, h = {h}: {run:?}, friction impulse {friction_impulse}"
                     );
                     assert!(
                         (run.heat - run.e_loss).abs() <= 1e-12 * run.e_loss,
@@ -206,7 +223,8 @@ fn the_friction_bound_caps_the_force_where_it_would_exceed_it() {
         d: D,
         n: 1.0,
     };
-    let v_t = 1.0;
+    // |v_t| = 1 m/s: the bound is on the force's magnitude, not on each component.
+    let v_t = [0.6, -0.8];
     let (_, unbounded) = reference(&contact, MU_D, 0.0, 1e-6);
     let (_, bounded) = reference(&contact, MU_D, 10.0, 1e-6);
     assert!(
@@ -230,7 +248,7 @@ fn the_friction_bound_caps_the_force_where_it_would_exceed_it() {
             let mut parameters = parameters.to_vec();
             parameters.push(("relativeTolerance", tolerance));
             let run = cosimulate(&fmu, &parameters, v_t, h);
-            let error = relative_error(run.tangential_impulse, bounded);
+            let error = vector_error(run.tangential_impulse, v_t.map(|v| bounded * v));
             println!(
                 "f_t_max = 10 N, relativeTolerance = {tolerance:e}, h = {h}: f_t impulse error {error:.1e}"
             );
@@ -239,10 +257,85 @@ fn the_friction_bound_caps_the_force_where_it_would_exceed_it() {
     }
 }
 
+/// An instance of `fmu_type` with `parameters` set, initialized.
+fn ready(
+    fmu: &std::sync::Arc<Fmu>,
+    fmu_type: fmi2::fmi2Type,
+    parameters: &[(&str, f64)],
+) -> Instance {
+    let options = InstantiateOptions {
+        fmu_type,
+        ..InstantiateOptions::named("friction")
+    };
+    let mut gap = Instance::instantiate(fmu, &options).expect("fmi2Instantiate");
+    assert_eq!(gap.setup_experiment(None, 0.0, None), Status::Ok);
+    assert_eq!(gap.enter_initialization_mode(), Status::Ok);
+    for &(name, value) in parameters {
+        assert_eq!(gap.set_by_name(name, value), Status::Ok, "{name}");
+    }
+    assert_eq!(
+        gap.exit_initialization_mode(),
+        Status::Ok,
+        "{:?}",
+        gap.logs()
+    );
+    gap
+}
+
+#[test]
+fn the_friction_opposes_the_slip_in_every_direction_with_the_curves_magnitude() {
+    // At rest normally (v_rel = 0), 2 mm into c = 1e4 N/m, |f| = 20 N. The body at flange_b
+    // feels -f_t: anti-parallel to its slip, of magnitude mu(|v_t|)*|f|, in both interfaces.
+    let fmu = Fmu::load_default();
+    let normal = C * 2e-3;
+    for interface in [
+        fmi2::fmi2Type_fmi2CoSimulation,
+        fmi2::fmi2Type_fmi2ModelExchange,
+    ] {
+        for law in [Law::Adams, Law::RecurDynStep, Law::RecurDynLinear] {
+            let parameters: Vec<(&str, f64)> = [("c", C), ("d", D)]
+                .into_iter()
+                .chain([("mu_s", MU_S), ("mu_d", MU_D), ("v_s", V_S), ("v_d", V_D)])
+                .chain(law.settings())
+                .collect();
+            let mut gap = ready(&fmu, interface, &parameters);
+            assert_eq!(gap.set_real_by_name("flange_b.s", -2e-3), Status::Ok);
+            for speed in [1e-9, 0.003, 0.01, 0.04, 0.1, 3.0] {
+                for k in 0..12 {
+                    let v_t = slip(speed, 0.3 + k as f64 * std::f64::consts::PI / 6.0);
+                    assert_eq!(gap.set_real_by_name("v_tx", v_t[0]), Status::Ok);
+                    assert_eq!(gap.set_real_by_name("v_ty", v_t[1]), Status::Ok);
+                    let on_body = [-gap.real("f_tx"), -gap.real("f_ty")];
+                    let magnitude = on_body[0].hypot(on_body[1]);
+                    let expected = law.mu(speed) * normal;
+                    let context =
+                        format!("{interface:?} {law:?} v_t = {v_t:?}: -f_t = {on_body:?}");
+                    assert!(
+                        relative_error(magnitude, expected) <= 1e-12,
+                        "{context}: |f_t| = {magnitude} against {expected}"
+                    );
+                    // Anti-parallel: no component across the slip, none along it forward.
+                    let across = on_body[0] * v_t[1] - on_body[1] * v_t[0];
+                    let along = on_body[0] * v_t[0] + on_body[1] * v_t[1];
+                    assert!(across.abs() <= 1e-12 * magnitude * speed, "{context}");
+                    assert!(along < 0.0, "{context}");
+                    let power = gap.real("lossPower");
+                    assert!(
+                        relative_error(power, expected * speed) <= 1e-12,
+                        "{context}: lossPower {power} against {}",
+                        expected * speed
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
-    // f_t and lossPower by the positions, the velocities and v_t, in both interfaces' sense (the
-    // outputs at the inputs now), on both sides of each threshold and under the bound.
+    // f_tx, f_ty and lossPower by the positions, the velocities and both slip components, in both
+    // interfaces' sense (the outputs at the inputs now), on both sides of each threshold, under
+    // the bound, and along an axis (where the force turns with the slip across it).
     let fmu = Fmu::load_default();
     for (law, f_t_max) in [
         (Law::Adams, 0.0),
@@ -266,23 +359,26 @@ fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
             assert_eq!(gap.set_by_name(name, value), Status::Ok, "{name}");
         }
         assert_eq!(gap.exit_initialization_mode(), Status::Ok);
-        let [f_t, loss, s_b, v_b, v_t] = ["f_t", "lossPower", "flange_b.s", "flange_b.v", "v_t"]
-            .map(|name| gap.vr(name, VarType::Real));
+        let names = ["f_tx", "f_ty", "lossPower"];
+        let outputs = names.map(|name| gap.vr(name, VarType::Real));
+        let inputs =
+            ["flange_b.s", "flange_b.v", "v_tx", "v_ty"].map(|name| gap.vr(name, VarType::Real));
         for (s, v, tangential) in [
-            (-3.1e-3, -0.7, 0.004),
-            (-2.3e-3, 0.31, -0.05),
-            (-6.7e-3, 2.53, 0.3),
-            (-1.1e-3, -0.2, -0.008),
+            (-3.1e-3, -0.7, [0.004, 0.002]),
+            (-2.3e-3, 0.31, [-0.05, 0.03]),
+            (-6.7e-3, 2.53, [0.3, -0.1]),
+            (-1.1e-3, -0.2, [-0.008, 0.0]),
+            (-4.2e-3, 0.05, [0.0, 0.06]),
         ] {
-            let read = |gap: &mut Instance, x: [f64; 3]| {
-                assert_eq!(gap.set_real(&[s_b, v_b, v_t], &x), Status::Ok);
-                let (status, values) = gap.get_real(&[f_t, loss]);
+            let read = |gap: &mut Instance, x: [f64; 4]| {
+                assert_eq!(gap.set_real(&inputs, &x), Status::Ok);
+                let (status, values) = gap.get_real(&outputs);
                 assert_eq!(status, Status::Ok);
                 values
             };
-            let point = [s, v, tangential];
-            for (k, known) in [s_b, v_b, v_t].into_iter().enumerate() {
-                let step = [1e-6 * f64::abs(s), 1e-7, 1e-8][k];
+            let point = [s, v, tangential[0], tangential[1]];
+            for (k, known) in inputs.into_iter().enumerate() {
+                let step = [1e-6 * f64::abs(s), 1e-7, 1e-8, 1e-8][k];
                 let (mut up, mut down) = (point, point);
                 up[k] += step;
                 down[k] -= step;
@@ -292,13 +388,12 @@ fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
                     .map(|(a, b)| (a - b) / (2.0 * step))
                     .collect();
                 read(&mut gap, point);
-                let (status, analytic) =
-                    gap.get_directional_derivative(&[f_t, loss], &[known], &[1.0]);
+                let (status, analytic) = gap.get_directional_derivative(&outputs, &[known], &[1.0]);
                 assert_eq!(status, Status::Ok);
                 for (a, b) in analytic.iter().zip(&numeric) {
                     assert!(
                         (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0),
-                        "{law:?}, f_t_max = {f_t_max}, at {point:?}, by vr {known}: {analytic:?} against {numeric:?}"
+                        "{law:?}, f_t_max = {f_t_max}, at {point:?}, {names:?} by vr {known}: {analytic:?} against {numeric:?}"
                     );
                 }
             }

@@ -136,7 +136,8 @@ fn hot_path_does_not_allocate(n: f64, m_eff: f64, gap_force_table: Option<&CStr>
                 fmi2SetInteger(c, [vr(Var::FrictionLaw)].as_ptr(), 1, [2].as_ptr()),
                 0
             );
-            assert_eq!(fmi2SetReal(c, [vr(Var::VT)].as_ptr(), 1, [0.3].as_ptr()), 0);
+            let slip = [vr(Var::VTx), vr(Var::VTy)];
+            assert_eq!(fmi2SetReal(c, slip.as_ptr(), 2, [0.3, -0.2].as_ptr()), 0);
         }
         assert_eq!(fmi2EnterInitializationMode(c), 0);
         assert_eq!(fmi2ExitInitializationMode(c), 0);

@@ -805,7 +805,7 @@ impl Harness {
                         instance.set_reals(&[(Var::SRel0, x)]);
                     }
                     5 => {
-                        instance.set_reals(&[(Var::VT, x)]);
+                        instance.set_reals(&[(Var::VTx, x), (Var::VTy, -0.5 * x)]);
                     }
                     _ => {
                         instance.set_reals(&[(Var::N, x)]);
@@ -849,7 +849,7 @@ impl Harness {
                     Var::VS,
                     Var::VD,
                     Var::FTMax,
-                    Var::VT,
+                    Var::VTy,
                 ][usize::from(*which) % 16];
                 instance.set_reals(&[(parameter, value.value())]);
                 // The Gap Force's tables: none, or one of the files `table_files` wrote (valid

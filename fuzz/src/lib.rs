@@ -396,16 +396,23 @@ impl Instance {
             assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
         }
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
-        // Friction opposes the tangential motion and keeps to its bound.
-        let (f_t, v_t, f_t_max) = (value(Var::FT), value(Var::VT), value(Var::FTMax));
+        // Friction opposes the slip in the tangential plane, along it, and keeps to its bound.
+        let f_t = [value(Var::FTx), value(Var::FTy)];
+        let v_t = [value(Var::VTx), value(Var::VTy)];
+        let f_t_max = value(Var::FTMax);
+        let magnitude = f_t[0].hypot(f_t[1]);
         assert!(
-            f_t * v_t >= 0.0,
-            "{context}: f_t = {f_t} drives v_t = {v_t}"
+            f_t[0] * v_t[0] + f_t[1] * v_t[1] >= 0.0,
+            "{context}: f_t = {f_t:?} drives v_t = {v_t:?}"
+        );
+        let across = f_t[0] * v_t[1] - f_t[1] * v_t[0];
+        assert!(
+            across.abs() <= 1e-9 * magnitude * v_t[0].hypot(v_t[1]),
+            "{context}: f_t = {f_t:?} not along v_t = {v_t:?}"
         );
         assert!(
-            f_t_max == 0.0 || f_t.abs() <= f_t_max,
-            "{context}: |f_t| = {} above f_t_max = {f_t_max}",
-            f_t.abs()
+            f_t_max == 0.0 || magnitude <= f_t_max * (1.0 + 1e-12),
+            "{context}: |f_t| = {magnitude} above f_t_max = {f_t_max}"
         );
         if contact_follows_motion {
             let ends = if law == ForceLaw::GapForce {

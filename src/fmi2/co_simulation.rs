@@ -187,7 +187,7 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
                 (Var::FlangeAS | Var::FlangeBS, 1) => None,
                 // The friction holds v_t over the step (its derivatives are accepted and not
                 // used: a master that interpolates every input sends them).
-                (Var::VT, 1 | 2) => None,
+                (Var::VTx | Var::VTy, 1 | 2) => None,
                 _ => {
                     return Err(error(format!(
                         "order {order} of {} is not supported: give order 1 of a velocity or order 1 or 2 of a position",

@@ -1,7 +1,9 @@
-//! Tangential friction on top of a normal force law (laws 1–6): `f_t = mu(v_t)*|f|`, bounded by
-//! `f_t_max` where it is set, with `mu` after MSC Adams or RecurDyn. The body at flange_b feels
-//! `-f_t`, so friction opposes its tangential velocity `v_t` relative to flange_a, and takes the
-//! power `f_t*v_t >= 0`.
+//! Tangential friction on top of a normal force law (laws 1–6), in the contact's tangential
+//! plane: `f_t = mu(|v_t|)*|f|*v_t/|v_t|` for the slip velocity `v_t = (v_tx, v_ty)`, its
+//! magnitude bounded by `f_t_max` where it is set, with `mu` after MSC Adams or RecurDyn. The body
+//! at flange_b feels `-f_t`, so friction opposes its slip as a whole, not each axis on its own
+//! (as a contact point sliding in a plane does in Adams and RecurDyn), and takes the power
+//! `f_t.v_t = mu(|v_t|)*|f|*|v_t| >= 0`.
 //!
 //! [`FrictionPass`] is a normal law whose dissipated power is the friction's alone: integrated by
 //! the same step integrators along the same motion, it gives the friction's energy over a step.
@@ -101,8 +103,61 @@ impl Friction {
     }
 }
 
+/// The friction in the tangential plane at one instant: the force, its slope by `|f|` and its
+/// Jacobian by the slip velocity (`by_velocity[i][j] = d f_t[i] / d v_t[j]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlaneFriction {
+    pub f_t: [f64; 2],
+    pub by_normal: [f64; 2],
+    pub by_velocity: [[f64; 2]; 2],
+}
+
+impl PlaneFriction {
+    /// The power the friction takes from the slip `v_t`: `f_t.v_t`.
+    pub fn power(&self, v_t: [f64; 2]) -> f64 {
+        self.f_t[0] * v_t[0] + self.f_t[1] * v_t[1]
+    }
+}
+
+/// The slip speed `|v_t|`, without overflow for large components.
+pub fn slip_speed(v_t: [f64; 2]) -> f64 {
+    v_t[0].hypot(v_t[1])
+}
+
+impl Friction {
+    /// `f_t` at normal force `f` and slip velocity `v_t`: the magnitude `g = mu(|v_t|)*|f|`
+    /// (bounded) along `v_t`. Its Jacobian is `g' u u^T + g/|v_t| (I - u u^T)` with `u` the slip
+    /// direction: across the slip the force turns with it, along the slip it follows the curve.
+    /// At rest the curve's slope at 0 in every direction (`g/|v_t|` tends to it).
+    pub fn force_in_plane(&self, f: f64, v_t: [f64; 2]) -> PlaneFriction {
+        let speed = slip_speed(v_t);
+        let (magnitude, by_normal, slope) = self.force(f, speed);
+        if speed == 0.0 || !speed.is_finite() {
+            let along = if speed == 0.0 { slope } else { 0.0 };
+            return PlaneFriction {
+                by_velocity: [[along, 0.0], [0.0, along]],
+                ..PlaneFriction::default()
+            };
+        }
+        let u = [v_t[0] / speed, v_t[1] / speed];
+        let across = magnitude / speed;
+        let by_velocity = std::array::from_fn(|i| {
+            std::array::from_fn(|j| {
+                let identity = if i == j { 1.0 } else { 0.0 };
+                slope * u[i] * u[j] + across * (identity - u[i] * u[j])
+            })
+        });
+        PlaneFriction {
+            f_t: [magnitude * u[0], magnitude * u[1]],
+            by_normal: [by_normal * u[0], by_normal * u[1]],
+            by_velocity,
+        }
+    }
+}
+
 /// A normal law seen by the step integrators with the friction's power, times `scale`, as its
-/// dissipated power, at a tangential velocity `v_t` held over the step. The force and the motion
+/// dissipated power, at a tangential velocity `v_t` held over the step (in the plane: the slip
+/// speed `|v_t|`, along which the friction's power is the same). The force and the motion
 /// are the law's own: only the dissipated energy differs. Never affine, so that the friction's
 /// kinks (where `|f|` turns and where `f_t_max` bounds it) fall inside pieces integrated to the
 /// tolerance. The dynamic step holds the dissipated energy to its tolerance of the motion's
@@ -259,5 +314,56 @@ mod tests {
             friction(FrictionLaw::None, FrictionInterpolation::Step).force(-100.0, 1.0),
             (0.0, 0.0, 0.0)
         );
+    }
+
+    #[test]
+    fn the_plane_jacobian_matches_differences_and_its_limit_at_rest() {
+        for law in [FrictionLaw::Adams, FrictionLaw::RecurDyn] {
+            for interpolation in FrictionInterpolation::ALL.iter().copied() {
+                let friction = friction(law, interpolation);
+                for v_t in [[0.004, 0.002], [-0.03, 0.05], [0.0, -0.2], [1e-4, -3e-4]] {
+                    let plane = friction.force_in_plane(-80.0, v_t);
+                    for j in 0..2 {
+                        let step = 1e-9;
+                        let (mut up, mut down) = (v_t, v_t);
+                        up[j] += step;
+                        down[j] -= step;
+                        let (above, below) = (
+                            friction.force_in_plane(-80.0, up).f_t,
+                            friction.force_in_plane(-80.0, down).f_t,
+                        );
+                        for i in 0..2 {
+                            let numeric = (above[i] - below[i]) / (2.0 * step);
+                            let analytic = plane.by_velocity[i][j];
+                            assert!(
+                                (analytic - numeric).abs() <= 1e-5 * analytic.abs().max(1.0),
+                                "{law:?} {interpolation:?} at {v_t:?}, [{i}][{j}]: {analytic} against {numeric}"
+                            );
+                        }
+                    }
+                }
+                // At rest the force is 0 and its Jacobian the curve's slope at 0 in every
+                // direction, which a slip of 1e-9 m/s approaches (to the curve's change over it).
+                let rest = friction.force_in_plane(-80.0, [0.0, 0.0]);
+                let near = friction.force_in_plane(-80.0, [6e-10, -8e-10]);
+                assert_eq!(rest.f_t, [0.0, 0.0]);
+                // Across the slip the limit is 0: compared on the scale of the slope along it.
+                let scale = 1e-5 * rest.by_velocity[0][0].abs() + 1e-2;
+                let slope_at_rest = friction.coefficient(0.0).1 * 80.0;
+                assert_eq!(
+                    rest.by_velocity,
+                    [[slope_at_rest, 0.0], [0.0, slope_at_rest]]
+                );
+                for i in 0..2 {
+                    for j in 0..2 {
+                        let (limit, close) = (rest.by_velocity[i][j], near.by_velocity[i][j]);
+                        assert!(
+                            (limit - close).abs() <= scale,
+                            "{law:?}: {rest:?} against {near:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

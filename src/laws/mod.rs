@@ -38,7 +38,9 @@ mod table;
 pub use adams::{step, step_slope, AdamsImpact};
 pub use choice::{ForceLaw, Law, LawOptions};
 pub use elasto_gap::GapLaw;
-pub use friction::{Friction, FrictionInterpolation, FrictionLaw, FrictionPass};
+pub use friction::{
+    slip_speed, Friction, FrictionInterpolation, FrictionLaw, FrictionPass, PlaneFriction,
+};
 pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};

@@ -188,7 +188,7 @@ def test_co_simulation_rows_are_the_communication_points(cs_runs, name):
     # start + k*h, as fmi-sim computes it; the CSV carries the doubles exactly.
     assert np.array_equal(out["time"], np.arange(steps + 1) * H)
     outputs = ["f", "s_rel", "v_rel", "contact", "lossPower", "heatPort.Q_flow", "f_mean", "f_next", "m_eff_estimate",
-               "E_loss", "f_t", "f_t_mean", "E_port"]
+               "E_loss", "f_tx", "f_ty", "f_tx_mean", "f_ty_mean", "E_port"]
     assert set(out) == {"time", *outputs}
 
 

@@ -41,8 +41,8 @@ STOP_TIME = 1.0
 STEP = 1e-3
 OUTPUTS = ["f", "s_rel", "v_rel", "contact", "lossPower", "heatPort.Q_flow", "f_mean", "E_loss"]
 # The container exposes every input of each instance (fmucontainer reports an unconnected one as an
-# error); the friction's v_t stays at its start value 0 here.
-CONTAINER_INPUTS = INPUTS + ["v_t"]
+# error); the friction's slip velocity (v_tx, v_ty) stays at its start value 0 here.
+CONTAINER_INPUTS = INPUTS + ["v_tx", "v_ty"]
 
 # Two instances with different parameters and motions, so that a value reaching the wrong instance
 # shows. gap1: flange_a held still away from 0, flange_b moving, n = 1. gap2: both flanges moving;

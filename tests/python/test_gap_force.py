@@ -195,7 +195,8 @@ def test_model_exchange_raises_events_at_both_ends_of_the_range(me_fmu_path, tab
     speed, s0, stop = -2.0, 0.01, 0.01
     t = np.linspace(0.0, stop, 11)
     rows = structured_input(t, {"flange_a.s": 0 * t, "flange_a.v": 0 * t,
-                                "flange_b.s": s0 + speed * t, "flange_b.v": speed + 0 * t, "v_t": 0 * t})
+                                "flange_b.s": s0 + speed * t, "flange_b.v": speed + 0 * t, "v_tx": 0 * t,
+                                "v_ty": 0 * t})
     result = simulate_fmu(me_fmu_path, fmi_type="ModelExchange", solver="CVode", relative_tolerance=1e-10,
                           start_time=0.0, stop_time=stop, output_interval=1e-4,
                           start_values={"forceLaw": 7, "tableFile": TABLE, **PARAMETERS},
