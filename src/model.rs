@@ -11,7 +11,8 @@ use crate::coupling::{
 };
 use crate::laws::{
     distance_outside, distance_outside_and_rate, slip_speed, spring_work, ContactLaw, ForceLaw,
-    Forces, Friction, FrictionPass, GapLaw, GapTables, Law, LawOptions, Partials, PlaneFriction,
+    Forces, Friction, GapDampers, GapLaw, GapTables, Law, LawOptions, Partials, PlaneForce,
+    Tangential, TangentialPass, TangentialStep,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -53,6 +54,8 @@ pub struct Parameters {
     pub options: LawOptions,
     /// Tangential friction (laws 1 to 6).
     pub friction: Friction,
+    /// The Gap Force's tangential dampers (law 7).
+    pub gap_dampers: GapDampers,
     pub use_heat_port: bool,
     pub max_substep_size: f64,
     pub max_substep_count: i32,
@@ -97,6 +100,11 @@ impl Default for Parameters {
                 v_s: start(Var::VS),
                 v_d: start(Var::VD),
                 f_t_max: start(Var::FTMax),
+            },
+            gap_dampers: GapDampers {
+                d: [start(Var::DX), start(Var::DY)],
+                n: [start(Var::NX), start(Var::NY)],
+                preload: [start(Var::PreloadX), start(Var::PreloadY)],
             },
             use_heat_port: start(Var::UseHeatPort) != 0.0,
             max_substep_size: start(Var::MaxSubstepSize),
@@ -412,18 +420,27 @@ impl ElastoGap {
     pub fn forces(&self) -> Forces {
         let motion = self.motion();
         let mut forces = self.law().evaluate(motion.s, motion.v);
-        forces.loss_power += self.friction_force(forces.f).power(self.inputs.v_t);
+        forces.loss_power += self.tangential_force(&forces).loss_power;
         forces
     }
 
-    /// `f_t` in the tangential plane at normal force `f` and the slip velocity now, with its
-    /// slopes by `|f|` and by the slip velocity; all 0 without friction.
-    fn friction_force(&self, f: f64) -> PlaneFriction {
-        let friction = &self.parameters.friction;
-        if !friction.is_on() {
-            return PlaneFriction::default();
+    /// The contact's tangential force: the Gap Force's dampers under law 7, else the friction.
+    pub fn tangential(&self) -> Tangential {
+        let p = &self.parameters;
+        if p.options.force_law == ForceLaw::GapForce as i32 {
+            if p.gap_dampers.is_on() {
+                return Tangential::GapDampers(p.gap_dampers);
+            }
+        } else if p.friction.is_on() {
+            return Tangential::Friction(p.friction);
         }
-        friction.force_in_plane(f, self.inputs.v_t)
+        Tangential::None
+    }
+
+    /// The tangential force at the normal law's values `forces` and the slip velocity now, with
+    /// its slopes; all 0 without one or out of contact.
+    fn tangential_force(&self, forces: &Forces) -> PlaneForce {
+        self.tangential().force(forces, self.inputs.v_t)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -449,6 +466,24 @@ impl ElastoGap {
                     "greater than v_s = {} (friction goes from its static to its dynamic value between them)",
                     Number(friction.v_s)
                 ),
+            });
+        }
+        let dampers = &self.parameters.gap_dampers;
+        if dampers.is_on() && o.force_law != ForceLaw::GapForce as i32 {
+            let set = [
+                (Var::DX, dampers.d[0]),
+                (Var::DY, dampers.d[1]),
+                (Var::PreloadX, dampers.preload[0]),
+                (Var::PreloadY, dampers.preload[1]),
+            ];
+            let (var, value) = set
+                .into_iter()
+                .find(|&(_, value)| value != 0.0)
+                .unwrap_or(set[0]);
+            return Err(RuleViolation {
+                name: by_var(var).name,
+                value,
+                rule: "0 unless forceLaw = 7 (GapForce): the tangential dampers and preloads are the Gap Force's".into(),
             });
         }
         if friction.is_on() && o.force_law == ForceLaw::GapForce as i32 {
@@ -523,6 +558,12 @@ impl ElastoGap {
             Var::VS => p.friction.v_s,
             Var::VD => p.friction.v_d,
             Var::FTMax => p.friction.f_t_max,
+            Var::DX => p.gap_dampers.d[0],
+            Var::DY => p.gap_dampers.d[1],
+            Var::NX => p.gap_dampers.n[0],
+            Var::NY => p.gap_dampers.n[1],
+            Var::PreloadX => p.gap_dampers.preload[0],
+            Var::PreloadY => p.gap_dampers.preload[1],
             Var::FrictionInterpolation => f64::from(p.friction.interpolation),
             Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
             Var::MaxSubstepSize => p.max_substep_size,
@@ -536,13 +577,13 @@ impl ElastoGap {
             Var::FlangeBV => self.inputs.v_b,
             Var::VTx => self.inputs.v_t[0],
             Var::VTy => self.inputs.v_t[1],
-            Var::FTx => self.friction_force(forces().f).f_t[0],
-            Var::FTy => self.friction_force(forces().f).f_t[1],
+            Var::FTx => self.tangential_force(&forces()).f_t[0],
+            Var::FTy => self.tangential_force(&forces()).f_t[1],
             Var::FTxMean | Var::FTyMean => {
                 let axis = usize::from(var == Var::FTyMean);
                 match self.interface {
                     Interface::CoSimulation => self.f_t_mean[axis],
-                    Interface::ModelExchange => self.friction_force(forces().f).f_t[axis],
+                    Interface::ModelExchange => self.tangential_force(&forces()).f_t[axis],
                 }
             }
             Var::F => forces().f,
@@ -628,6 +669,12 @@ impl ElastoGap {
             Var::VS => p.friction.v_s = value,
             Var::VD => p.friction.v_d = value,
             Var::FTMax => p.friction.f_t_max = value,
+            Var::DX => p.gap_dampers.d[0] = value,
+            Var::DY => p.gap_dampers.d[1] = value,
+            Var::NX => p.gap_dampers.n[0] = value,
+            Var::NY => p.gap_dampers.n[1] = value,
+            Var::PreloadX => p.gap_dampers.preload[0] = value,
+            Var::PreloadY => p.gap_dampers.preload[1] = value,
             Var::FrictionInterpolation => p.friction.interpolation = value as i32,
             Var::UseHeatPort => p.use_heat_port = value != 0.0,
             Var::MaxSubstepSize => p.max_substep_size = value,
@@ -865,9 +912,9 @@ impl ElastoGap {
         } else {
             0.0
         };
-        let friction_energy = self.friction_energy(law, &step_end, h, limits, report);
-        report.friction_energy = friction_energy;
-        report.integral.dissipated += friction_energy;
+        let tangential = self.tangential_step(law, &step_end, h, limits, report);
+        report.friction_energy = tangential.dissipated;
+        report.integral.dissipated += tangential.dissipated;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
         // What the model dissipated, less what a replay with an adopted mass took back of it.
         let model_loss = self.coupling.model_loss + dissipated - report.replayed_e_loss_excess;
@@ -875,7 +922,7 @@ impl ElastoGap {
         // to a contact integrated through a wrong mass can return energy the model took as
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
-        let received = self.coupling.e_port + friction_energy + self.coupling.initial_energy;
+        let received = self.coupling.e_port + tangential.port_work + self.coupling.initial_energy;
         // The port's energy lags the step just taken (the master reports its positions at the
         // next step): while a contact is reported, the model's prediction of that step's work
         // counts too, so that E_loss does not wait a step behind the bodies.
@@ -913,13 +960,10 @@ impl ElastoGap {
             next,
         ]);
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
-        // The friction's share is its impulse times |v_t|: bounded the same way, the mean
-        // tangential force is finite too.
-        let slip_speed = slip_speed(self.inputs.v_t);
-        let tangential_bound = mean_bound * slip_speed.min(1.0);
         let integrals_finite = impulse.abs() <= mean_bound
             && dissipated.abs() <= mean_bound
-            && friction_energy <= tangential_bound
+            && tangential.impulse.iter().all(|i| i.abs() <= mean_bound)
+            && tangential.port_work.is_finite()
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && e_loss.is_finite()
             && received.is_finite();
@@ -937,21 +981,12 @@ impl ElastoGap {
             };
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
-        self.f_t_mean = if friction_energy > 0.0 {
-            // The friction's power is f_t.v_t = |f_t|*|v_t| >= 0 with v_t held over the step,
-            // and its mean lies along v_t.
-            let along = friction_energy / (slip_speed * h);
-            self.inputs
-                .v_t
-                .map(|component| along * (component / slip_speed))
-        } else {
-            [0.0; 2]
-        };
+        self.f_t_mean = tangential.impulse.map(|component| component / h);
         self.end_of_step = Some(end);
-        // The tangential port: the master holds f_t_mean along the v_t it set, so the friction's
-        // energy over the step is what that port received.
-        self.coupling.e_port += friction_energy;
-        self.coupling.e_port_if_next += friction_energy;
+        // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
+        // force's work over the step is what that port received.
+        self.coupling.e_port += tangential.port_work;
+        self.coupling.e_port_if_next += tangential.port_work;
         // Settled, the model's account takes up what the port received too.
         self.coupling.model_loss = if settled_through {
             model_loss.max(received)
@@ -993,37 +1028,46 @@ impl ElastoGap {
         Ok(())
     }
 
-    /// The energy the friction took over the step: the same integration along the same motion,
-    /// with the friction's power as the dissipated one ([`FrictionPass`]); 0 without friction,
-    /// without tangential motion or without contact in the step.
-    fn friction_energy<L: ContactLaw + Copy>(
+    /// What the tangential force did over the step: a second integration along the same motion
+    /// ([`TangentialPass`]) gives the friction's energy, or the time the Gap Force's range held
+    /// (its dampers' force is constant along a held slip); nothing without a tangential force,
+    /// without slip (friction) or without contact in the step.
+    fn tangential_step<L: ContactLaw + Copy>(
         &self,
         law: &L,
         step_end: &StepEnd,
         h: f64,
         limits: SubstepLimits,
         report: &StepReport,
-    ) -> f64 {
-        let friction = self.parameters.friction;
+    ) -> TangentialStep {
+        let tangential = self.tangential();
+        let v_t = self.inputs.v_t;
         // Along the slip: the friction's power is that of the 1-D curve at the slip speed.
-        let v_t = slip_speed(self.inputs.v_t);
-        if !friction.is_on() || v_t == 0.0 || report.integral.substeps == 0 {
-            return 0.0;
+        let speed = slip_speed(v_t);
+        let expected = match tangential {
+            Tangential::None => return TangentialStep::default(),
+            Tangential::Friction(_) if speed == 0.0 => return TangentialStep::default(),
+            // The friction's energy is about |mu*v_t| times the normal impulse.
+            Tangential::Friction(friction) => {
+                friction.coefficient(speed).0.abs() * speed * report.integral.impulse.abs()
+            }
+            // At most the whole step in range.
+            Tangential::GapDampers(_) => h,
+        };
+        if report.integral.substeps == 0 {
+            return TangentialStep::default();
         }
-        let pass = |scale| FrictionPass {
+        let pass = |scale| TangentialPass {
             law: *law,
-            friction,
-            v_t,
+            tangential,
+            v_t: speed,
             scale,
         };
-        let energy = match step_end.dynamics {
+        let integral = match step_end.dynamics {
             Some(dynamics) => {
-                // The friction's energy is about |mu*v_t| times the normal impulse; scaled to
-                // the kinetic energy the step's tolerance is relative to.
+                // Scaled to the kinetic energy the step's tolerance is relative to.
                 let start = step_end.start;
                 let kinetic = dynamics.mass * (start.v * start.v + (start.a * h).powi(2));
-                let expected =
-                    friction.coefficient(v_t).0.abs() * v_t.abs() * report.integral.impulse.abs();
                 let scale = if kinetic > 0.0 && expected > 0.0 && (kinetic / expected).is_finite() {
                     kinetic / expected
                 } else {
@@ -1034,7 +1078,7 @@ impl ElastoGap {
             }
             None => integrate_step(&pass(1.0), step_end.start, h, limits).dissipated,
         };
-        energy.max(0.0)
+        tangential.step_from_pass(integral, v_t)
     }
 
     fn kinematic_step<L: ContactLaw>(
@@ -1387,10 +1431,11 @@ impl ElastoGap {
         let motion = self.motion();
         let law = self.law();
         let partials: Partials = law.partials(motion.s, motion.v);
-        // The friction: f_t = mu(|v_t|)*|f|*v_t/|v_t| (bounded), its power f_t.v_t.
-        let f = law.evaluate(motion.s, motion.v).f;
-        let friction = self.friction_force(f);
-        let v_t = self.inputs.v_t;
+        // The tangential force (the friction, or the Gap Force's dampers) and the power it
+        // dissipates, with their slopes.
+        let forces = law.evaluate(motion.s, motion.v);
+        let f = forces.f;
+        let tangential = self.tangential_force(&forces);
         let axis_of = |var: Var| match var {
             Var::FTx | Var::FTxMean => Some(0),
             Var::FTy | Var::FTyMean => Some(1),
@@ -1405,10 +1450,9 @@ impl ElastoGap {
             Var::VTy => Some(1),
             _ => None,
         } {
-            let by = &friction.by_velocity;
-            let power_dv_t = friction.f_t[j] + v_t[0] * by[0][j] + v_t[1] * by[1][j];
+            let power_dv_t = tangential.loss_by_velocity[j];
             if let Some(i) = friction_output {
-                return by[i][j];
+                return tangential.by_velocity[i][j];
             }
             return match output {
                 Var::LossPower | Var::DerELoss => power_dv_t,
@@ -1429,11 +1473,10 @@ impl ElastoGap {
         // d|f| = sign(f)*df.
         let normal_rate =
             if f < 0.0 { -1.0 } else { 1.0 } * (partials.f_ds() * ds + partials.f_dv() * dv);
-        let f_t_rate = friction.by_normal.map(|slope| slope * normal_rate);
+        let f_t_rate = tangential.by_normal.map(|slope| slope * normal_rate);
         let power_rate = partials.loss_power_ds * ds
             + partials.loss_power_dv * dv
-            + v_t[0] * f_t_rate[0]
-            + v_t[1] * f_t_rate[1];
+            + tangential.loss_by_normal * normal_rate;
         if let Some(i) = friction_output {
             return f_t_rate[i];
         }
@@ -1463,15 +1506,12 @@ impl ElastoGap {
         let law = self.law();
         let partials = law.partials(motion.s, motion.v);
         let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
-        // v_t is held over a step: the friction changes with |f| alone.
-        let f = law.evaluate(motion.s, motion.v).f;
+        // v_t is held over a step: the tangential force changes with |f| alone.
+        let forces = law.evaluate(motion.s, motion.v);
+        let tangential = self.tangential_force(&forces);
         let normal_rate =
-            if f < 0.0 { -1.0 } else { 1.0 } * along(partials.f_ds(), partials.f_dv());
-        let f_t_rate = self
-            .friction_force(f)
-            .by_normal
-            .map(|slope| slope * normal_rate);
-        let v_t = self.inputs.v_t;
+            if forces.f < 0.0 { -1.0 } else { 1.0 } * along(partials.f_ds(), partials.f_dv());
+        let f_t_rate = tangential.by_normal.map(|slope| slope * normal_rate);
         Some(match output {
             Var::F => along(partials.f_ds(), partials.f_dv()),
             Var::SRel => motion.v,
@@ -1480,8 +1520,7 @@ impl ElastoGap {
             Var::FTy => f_t_rate[1],
             Var::LossPower | Var::DerELoss => {
                 along(partials.loss_power_ds, partials.loss_power_dv)
-                    + v_t[0] * f_t_rate[0]
-                    + v_t[1] * f_t_rate[1]
+                    + tangential.loss_by_normal * normal_rate
             }
             Var::FC => along(partials.f_c_ds, 0.0),
             Var::FD => along(partials.f_d_ds, partials.f_d_dv),

@@ -1018,6 +1018,27 @@ const CASES: &[(&str, Case)] = &[
             exit_with(i, Var::Preload, f64::INFINITY)
         })
     }),
+    ("negative-d_x", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            exit_with(i, Var::DX, -3.0)
+        })
+    }),
+    ("n_y-below-1", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            exit_with(i, Var::NY, 0.5)
+        })
+    }),
+    ("preload_x-not-finite", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::ForceLaw, 7.0));
+            exit_with(i, Var::PreloadX, f64::NAN)
+        })
+    }),
+    ("gap-dampers-without-gap-force", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::DY, 40.0))
+    }),
     ("range-end-not-finite", |fmu| {
         call(fmu, instantiated, |i| {
             exit_with(i, Var::RangeMin, f64::NEG_INFINITY)

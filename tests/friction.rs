@@ -331,6 +331,44 @@ fn the_friction_opposes_the_slip_in_every_direction_with_the_curves_magnitude() 
     }
 }
 
+/// Each directional derivative of `outputs` by each of `inputs` at `point` against a central
+/// difference of `steps[k]`, within `tolerance` (relative, or absolute below 1).
+fn derivatives_match_differences(
+    gap: &mut Instance,
+    outputs: &[u32],
+    inputs: &[u32],
+    point: &[f64],
+    steps: &[f64],
+    tolerance: f64,
+    context: &str,
+) {
+    let read = |gap: &mut Instance, x: &[f64]| {
+        assert_eq!(gap.set_real(inputs, x), Status::Ok);
+        let (status, values) = gap.get_real(outputs);
+        assert_eq!(status, Status::Ok);
+        values
+    };
+    for (k, &known) in inputs.iter().enumerate() {
+        let (mut up, mut down) = (point.to_vec(), point.to_vec());
+        up[k] += steps[k];
+        down[k] -= steps[k];
+        let numeric: Vec<f64> = read(gap, &up)
+            .iter()
+            .zip(read(gap, &down))
+            .map(|(a, b)| (a - b) / (2.0 * steps[k]))
+            .collect();
+        read(gap, point);
+        let (status, analytic) = gap.get_directional_derivative(outputs, &[known], &[1.0]);
+        assert_eq!(status, Status::Ok);
+        for (a, b) in analytic.iter().zip(&numeric) {
+            assert!(
+                (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0),
+                "{context} at {point:?} by vr {known}: {analytic:?} against {numeric:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
     // f_tx, f_ty and lossPower by the positions, the velocities and both slip components, in both
@@ -370,33 +408,159 @@ fn friction_outputs_have_the_directional_derivatives_of_their_differences() {
             (-1.1e-3, -0.2, [-0.008, 0.0]),
             (-4.2e-3, 0.05, [0.0, 0.06]),
         ] {
-            let read = |gap: &mut Instance, x: [f64; 4]| {
-                assert_eq!(gap.set_real(&inputs, &x), Status::Ok);
-                let (status, values) = gap.get_real(&outputs);
-                assert_eq!(status, Status::Ok);
-                values
-            };
             let point = [s, v, tangential[0], tangential[1]];
-            for (k, known) in inputs.into_iter().enumerate() {
-                let step = [1e-6 * f64::abs(s), 1e-7, 1e-8, 1e-8][k];
-                let (mut up, mut down) = (point, point);
-                up[k] += step;
-                down[k] -= step;
-                let numeric: Vec<f64> = read(&mut gap, up)
-                    .iter()
-                    .zip(read(&mut gap, down))
-                    .map(|(a, b)| (a - b) / (2.0 * step))
-                    .collect();
-                read(&mut gap, point);
-                let (status, analytic) = gap.get_directional_derivative(&outputs, &[known], &[1.0]);
-                assert_eq!(status, Status::Ok);
-                for (a, b) in analytic.iter().zip(&numeric) {
+            let steps = [1e-6 * f64::abs(s), 1e-7, 1e-8, 1e-8];
+            let context = format!("{law:?}, f_t_max = {f_t_max}, {names:?}");
+            derivatives_match_differences(
+                &mut gap, &outputs, &inputs, &point, &steps, 1e-5, &context,
+            );
+        }
+    }
+}
+
+/// RecurDyn's Gap Force tangential formula, written out again: `d*sgnpow(v, n) - preload`.
+fn gap_damper(d: f64, n: f64, preload: f64, v: f64) -> f64 {
+    d * v.abs().powf(n) * v.signum() - preload
+}
+
+/// The Gap Force (law 7) over `rangeMin = -2 mm < s_rel < 0` with tangential dampers along both
+/// directions, one of them non-linear, and preloads.
+const GAP_DAMPERS: [(&str, f64); 11] = [
+    ("forceLaw", 7.0),
+    ("c", C),
+    ("d", 0.0),
+    ("rangeMin", -2e-3),
+    ("rangeMax", 0.0),
+    ("d_x", 30.0),
+    ("d_y", 7.0),
+    ("n_x", 1.0),
+    ("n_y", 1.7),
+    ("preload_x", 2.0),
+    ("preload_y", -0.5),
+];
+
+#[test]
+fn the_gap_forces_tangential_dampers_follow_recurdyns_formula_in_range_only() {
+    // Normally at rest (v_rel = 0), so that lossPower is the tangential dampers' part alone:
+    // d*|v|^(n + 1) in each direction; the preloads' work is no loss.
+    let fmu = Fmu::load_default();
+    for interface in [
+        fmi2::fmi2Type_fmi2CoSimulation,
+        fmi2::fmi2Type_fmi2ModelExchange,
+    ] {
+        let mut gap = ready(&fmu, interface, &GAP_DAMPERS);
+        for (s_rel, in_range) in [
+            (-1e-3, true),
+            (-1.9e-3, true),
+            (1e-3, false),
+            (-3e-3, false),
+        ] {
+            assert_eq!(gap.set_real_by_name("flange_b.s", s_rel), Status::Ok);
+            for v_t in [
+                [0.3, -0.2],
+                [-1.5, 0.0],
+                [0.0, 2.5],
+                [1e-3, -4.0],
+                [0.0, 0.0],
+            ] {
+                assert_eq!(gap.set_real_by_name("v_tx", v_t[0]), Status::Ok);
+                assert_eq!(gap.set_real_by_name("v_ty", v_t[1]), Status::Ok);
+                let expected = if in_range {
+                    [
+                        gap_damper(30.0, 1.0, 2.0, v_t[0]),
+                        gap_damper(7.0, 1.7, -0.5, v_t[1]),
+                    ]
+                } else {
+                    [0.0, 0.0]
+                };
+                let got = [gap.real("f_tx"), gap.real("f_ty")];
+                let context = format!("interface {interface}, s_rel = {s_rel}, v_t = {v_t:?}");
+                for axis in 0..2 {
                     assert!(
-                        (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0),
-                        "{law:?}, f_t_max = {f_t_max}, at {point:?}, {names:?} by vr {known}: {analytic:?} against {numeric:?}"
+                        (got[axis] - expected[axis]).abs() <= 1e-12 * expected[axis].abs(),
+                        "{context}: {got:?} against {expected:?}"
                     );
                 }
+                let loss = if in_range {
+                    30.0 * v_t[0] * v_t[0] + 7.0 * v_t[1].abs().powf(2.7)
+                } else {
+                    0.0
+                };
+                let power = gap.real("lossPower");
+                assert!(
+                    (power - loss).abs() <= 1e-12 * loss,
+                    "{context}: lossPower {power} against {loss}"
+                );
             }
+        }
+    }
+}
+
+#[test]
+fn a_gap_force_step_holds_its_tangential_force_for_the_time_in_range() {
+    // Along a prescribed normal motion at constant speed (no mass: the step integrates along
+    // it), the range is entered or left at a known instant: the step's mean tangential force is
+    // the force times the time in range over h, and E_loss the dampers' power times that time
+    // (the spring alone acts normally, which dissipates nothing).
+    let fmu = Fmu::load_default();
+    let v_t = [0.4, -0.9];
+    let force = [
+        gap_damper(30.0, 1.0, 2.0, v_t[0]),
+        gap_damper(7.0, 1.7, -0.5, v_t[1]),
+    ];
+    let loss = 30.0 * v_t[0] * v_t[0] + 7.0 * v_t[1].abs().powf(2.7);
+    let h = 2e-3;
+    // Start, normal speed, time in range: entering at 1 ms, inside throughout, leaving at 0.5 ms.
+    for (s0, speed, time_in_range) in [
+        (1e-3, -1.0, 1e-3),
+        (-1.5e-3, 0.2, h),
+        (-0.5e-3, 1.0, 0.5e-3),
+    ] {
+        let mut gap = ready(&fmu, fmi2::fmi2Type_fmi2CoSimulation, &GAP_DAMPERS);
+        let inputs = [
+            ("flange_b.s", s0),
+            ("flange_b.v", speed),
+            ("v_tx", v_t[0]),
+            ("v_ty", v_t[1]),
+        ];
+        for (name, value) in inputs {
+            assert_eq!(gap.set_real_by_name(name, value), Status::Ok);
+        }
+        assert_eq!(gap.do_step(0.0, h, true), Status::Ok, "{:?}", gap.logs());
+        let means = [gap.real("f_tx_mean"), gap.real("f_ty_mean")];
+        let context = format!("from {s0} at {speed} m/s: means {means:?}");
+        for axis in 0..2 {
+            let expected = force[axis] * time_in_range / h;
+            assert!(
+                (means[axis] - expected).abs() <= 1e-9 * expected.abs(),
+                "{context} against {expected}"
+            );
+        }
+        let e_loss = gap.real("E_loss");
+        let expected = loss * time_in_range;
+        assert!(
+            (e_loss - expected).abs() <= 1e-9 * expected,
+            "{context}: E_loss {e_loss} against {expected}"
+        );
+    }
+}
+
+#[test]
+fn the_gap_forces_tangential_outputs_have_the_derivatives_of_their_differences() {
+    let fmu = Fmu::load_default();
+    for interface in [
+        fmi2::fmi2Type_fmi2CoSimulation,
+        fmi2::fmi2Type_fmi2ModelExchange,
+    ] {
+        let mut gap = ready(&fmu, interface, &GAP_DAMPERS);
+        assert_eq!(gap.set_real_by_name("flange_b.s", -1e-3), Status::Ok);
+        let outputs = ["f_tx", "f_ty", "lossPower"].map(|name| gap.vr(name, VarType::Real));
+        let inputs = ["v_tx", "v_ty"].map(|name| gap.vr(name, VarType::Real));
+        for point in [[0.3, -0.2], [-1.5, 0.6], [0.05, 2.5]] {
+            let context = format!("interface {interface}");
+            derivatives_match_differences(
+                &mut gap, &outputs, &inputs, &point, &[1e-7; 2], 1e-6, &context,
+            );
         }
     }
 }

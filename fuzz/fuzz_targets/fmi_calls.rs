@@ -850,7 +850,13 @@ impl Harness {
                     Var::VD,
                     Var::FTMax,
                     Var::VTy,
-                ][usize::from(*which) % 16];
+                    Var::DX,
+                    Var::DY,
+                    Var::NX,
+                    Var::NY,
+                    Var::PreloadX,
+                    Var::PreloadY,
+                ][usize::from(*which) % 22];
                 instance.set_reals(&[(parameter, value.value())]);
                 // The Gap Force's tables: none, or one of the files `table_files` wrote (valid
                 // ones and a refused one).

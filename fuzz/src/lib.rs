@@ -396,24 +396,37 @@ impl Instance {
             assert!(f_c <= 0.0, "{context}: f_c = {f_c} > 0");
         }
         assert!(loss_power >= 0.0, "{context}: lossPower = {loss_power} < 0");
-        // Friction opposes the slip in the tangential plane, along it, and keeps to its bound.
         let f_t = [value(Var::FTx), value(Var::FTy)];
         let v_t = [value(Var::VTx), value(Var::VTy)];
-        let f_t_max = value(Var::FTMax);
-        let magnitude = f_t[0].hypot(f_t[1]);
-        assert!(
-            f_t[0] * v_t[0] + f_t[1] * v_t[1] >= 0.0,
-            "{context}: f_t = {f_t:?} drives v_t = {v_t:?}"
-        );
-        let across = f_t[0] * v_t[1] - f_t[1] * v_t[0];
-        assert!(
-            across.abs() <= 1e-9 * magnitude * v_t[0].hypot(v_t[1]),
-            "{context}: f_t = {f_t:?} not along v_t = {v_t:?}"
-        );
-        assert!(
-            f_t_max == 0.0 || magnitude <= f_t_max * (1.0 + 1e-12),
-            "{context}: |f_t| = {magnitude} above f_t_max = {f_t_max}"
-        );
+        if law == ForceLaw::GapForce {
+            // The Gap Force's tangential dampers, RecurDyn's formula in each direction while in
+            // range, nothing outside it.
+            let s_rel = value(Var::SRel);
+            let in_range = value(Var::RangeMin) < s_rel && s_rel < value(Var::RangeMax);
+            for (axis, (d, n, preload)) in [
+                (Var::DX, Var::NX, Var::PreloadX),
+                (Var::DY, Var::NY, Var::PreloadY),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (d, n, preload) = (value(d), value(n), value(preload));
+                let v = v_t[axis];
+                let expected = if in_range {
+                    d * v.abs().powf(n).copysign(v) - preload
+                } else {
+                    0.0
+                };
+                assert!(
+                    f_t[axis] == expected
+                        || (f_t[axis] - expected).abs() <= 1e-12 * expected.abs(),
+                    "{context}: f_t[{axis}] = {} against the Gap Force's {expected}",
+                    f_t[axis]
+                );
+            }
+        } else {
+            Self::check_friction(context, f_t, v_t, value(Var::FTMax));
+        }
         if contact_follows_motion {
             let ends = if law == ForceLaw::GapForce {
                 (Some(value(Var::RangeMin)), value(Var::RangeMax))
@@ -437,6 +450,24 @@ impl Instance {
             e_loss: value(Var::ELoss),
             q_flow: value(Var::HeatPortQFlow),
         })
+    }
+
+    /// Friction opposes the slip in the tangential plane, along it, and keeps to its bound.
+    fn check_friction(context: &str, f_t: [f64; 2], v_t: [f64; 2], f_t_max: f64) {
+        let magnitude = f_t[0].hypot(f_t[1]);
+        assert!(
+            f_t[0] * v_t[0] + f_t[1] * v_t[1] >= 0.0,
+            "{context}: f_t = {f_t:?} drives v_t = {v_t:?}"
+        );
+        let across = f_t[0] * v_t[1] - f_t[1] * v_t[0];
+        assert!(
+            across.abs() <= 1e-9 * magnitude * v_t[0].hypot(v_t[1]),
+            "{context}: f_t = {f_t:?} not along v_t = {v_t:?}"
+        );
+        assert!(
+            f_t_max == 0.0 || magnitude <= f_t_max * (1.0 + 1e-12),
+            "{context}: |f_t| = {magnitude} above f_t_max = {f_t_max}"
+        );
     }
 
     /// `contact` agrees with the motion `s_rel` and the contact range `(lower, upper)` read with it

@@ -5,9 +5,10 @@
 //! (as a contact point sliding in a plane does in Adams and RecurDyn), and takes the power
 //! `f_t.v_t = mu(|v_t|)*|f|*|v_t| >= 0`.
 //!
-//! [`FrictionPass`] is a normal law whose dissipated power is the friction's alone: integrated by
+//! [`TangentialPass`] is a normal law whose dissipated power is the friction's alone: integrated by
 //! the same step integrators along the same motion, it gives the friction's energy over a step.
 
+use super::tangential::{slip_speed, PlaneForce, Tangential};
 use super::{step, step_slope, AffineRegion, ContactLaw, Forces, Partials};
 
 indexed_choice! {
@@ -103,74 +104,61 @@ impl Friction {
     }
 }
 
-/// The friction in the tangential plane at one instant: the force, its slope by `|f|` and its
-/// Jacobian by the slip velocity (`by_velocity[i][j] = d f_t[i] / d v_t[j]`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PlaneFriction {
-    pub f_t: [f64; 2],
-    pub by_normal: [f64; 2],
-    pub by_velocity: [[f64; 2]; 2],
-}
-
-impl PlaneFriction {
-    /// The power the friction takes from the slip `v_t`: `f_t.v_t`.
-    pub fn power(&self, v_t: [f64; 2]) -> f64 {
-        self.f_t[0] * v_t[0] + self.f_t[1] * v_t[1]
-    }
-}
-
-/// The slip speed `|v_t|`, without overflow for large components.
-pub fn slip_speed(v_t: [f64; 2]) -> f64 {
-    v_t[0].hypot(v_t[1])
-}
-
 impl Friction {
     /// `f_t` at normal force `f` and slip velocity `v_t`: the magnitude `g = mu(|v_t|)*|f|`
     /// (bounded) along `v_t`. Its Jacobian is `g' u u^T + g/|v_t| (I - u u^T)` with `u` the slip
     /// direction: across the slip the force turns with it, along the slip it follows the curve.
     /// At rest the curve's slope at 0 in every direction (`g/|v_t|` tends to it).
-    pub fn force_in_plane(&self, f: f64, v_t: [f64; 2]) -> PlaneFriction {
+    pub fn force_in_plane(&self, f: f64, v_t: [f64; 2]) -> PlaneForce {
         let speed = slip_speed(v_t);
         let (magnitude, by_normal, slope) = self.force(f, speed);
         if speed == 0.0 || !speed.is_finite() {
             let along = if speed == 0.0 { slope } else { 0.0 };
-            return PlaneFriction {
+            return PlaneForce {
                 by_velocity: [[along, 0.0], [0.0, along]],
-                ..PlaneFriction::default()
+                ..PlaneForce::default()
             };
         }
         let u = [v_t[0] / speed, v_t[1] / speed];
         let across = magnitude / speed;
-        let by_velocity = std::array::from_fn(|i| {
+        let by_velocity: [[f64; 2]; 2] = std::array::from_fn(|i| {
             std::array::from_fn(|j| {
                 let identity = if i == j { 1.0 } else { 0.0 };
                 slope * u[i] * u[j] + across * (identity - u[i] * u[j])
             })
         });
-        PlaneFriction {
-            f_t: [magnitude * u[0], magnitude * u[1]],
+        let f_t = [magnitude * u[0], magnitude * u[1]];
+        // The power f_t.v_t = magnitude*speed, all of it dissipated; its slope by v_t[j] is
+        // f_t[j] + sum_i v_t[i]*by_velocity[i][j].
+        PlaneForce {
+            f_t,
             by_normal: [by_normal * u[0], by_normal * u[1]],
             by_velocity,
+            loss_power: magnitude * speed,
+            loss_by_normal: by_normal * speed,
+            loss_by_velocity: std::array::from_fn(|j| {
+                f_t[j] + v_t[0] * by_velocity[0][j] + v_t[1] * by_velocity[1][j]
+            }),
         }
     }
 }
 
-/// A normal law seen by the step integrators with the friction's power, times `scale`, as its
-/// dissipated power, at a tangential velocity `v_t` held over the step (in the plane: the slip
-/// speed `|v_t|`, along which the friction's power is the same). The force and the motion
+/// A normal law seen by the step integrators with the tangential force's pass rate
+/// ([`Tangential::pass_rate`]: the friction's power, or 1 in range for the Gap Force's dampers),
+/// times `scale`, as its dissipated power, at a slip speed `v_t` held over the step. The force and the motion
 /// are the law's own: only the dissipated energy differs. Never affine, so that the friction's
 /// kinks (where `|f|` turns and where `f_t_max` bounds it) fall inside pieces integrated to the
 /// tolerance. The dynamic step holds the dissipated energy to its tolerance of the motion's
 /// kinetic energy: `scale` brings the friction's energy, often far smaller, to that size.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FrictionPass<L> {
+pub struct TangentialPass<L> {
     pub law: L,
-    pub friction: Friction,
+    pub tangential: Tangential,
     pub v_t: f64,
     pub scale: f64,
 }
 
-impl<L: ContactLaw + Copy> ContactLaw for FrictionPass<L> {
+impl<L: ContactLaw + Copy> ContactLaw for TangentialPass<L> {
     fn s_rel0(&self) -> f64 {
         self.law.s_rel0()
     }
@@ -184,9 +172,8 @@ impl<L: ContactLaw + Copy> ContactLaw for FrictionPass<L> {
         if !forces.contact {
             return forces;
         }
-        let (f_t, _, _) = self.friction.force(forces.f, self.v_t);
         Forces {
-            loss_power: self.scale * f_t * self.v_t,
+            loss_power: self.scale * self.tangential.pass_rate(&forces, self.v_t),
             ..forces
         }
     }
@@ -214,7 +201,7 @@ impl<L: ContactLaw + Copy> ContactLaw for FrictionPass<L> {
     fn touched_down(&self, v_rel: f64) -> Option<Self> {
         self.law
             .touched_down(v_rel)
-            .map(|law| FrictionPass { law, ..*self })
+            .map(|law| TangentialPass { law, ..*self })
     }
 }
 

@@ -34,18 +34,18 @@ mod hunt_crossley;
 mod recurdyn;
 mod spring_damper;
 mod table;
+mod tangential;
 
 pub use adams::{step, step_slope, AdamsImpact};
 pub use choice::{ForceLaw, Law, LawOptions};
 pub use elasto_gap::GapLaw;
-pub use friction::{
-    slip_speed, Friction, FrictionInterpolation, FrictionLaw, FrictionPass, PlaneFriction,
-};
+pub use friction::{Friction, FrictionInterpolation, FrictionLaw, TangentialPass};
 pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
 pub use table::{gap_force_tables, GapTables, Table, TableError};
+pub use tangential::{slip_speed, GapDampers, PlaneForce, Tangential, TangentialStep};
 
 /// How far `s_rel` is outside the contact range `(lower, upper)` of
 /// [`ContactLaw::contact_ends`]: negative inside, 0 on an end, NaN for a NaN `s_rel` (so that
