@@ -10,9 +10,9 @@ use crate::coupling::{
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
-    distance_outside, distance_outside_and_rate, slip_speed, spring_work, ContactLaw, ForceLaw,
-    Forces, Friction, GapDampers, GapLaw, GapTables, Law, LawOptions, Partials, PlaneForce,
-    Tangential, TangentialPass, TangentialStep,
+    advance_deformation, distance_outside, distance_outside_and_rate, slip_speed, spring_work,
+    ContactLaw, ForceLaw, Forces, Friction, GapDampers, GapLaw, GapTables, Law, LawOptions,
+    Partials, PassRate, PlaneForce, Tangential, TangentialPass, TangentialStep,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -100,6 +100,7 @@ impl Default for Parameters {
                 v_s: start(Var::VS),
                 v_d: start(Var::VD),
                 f_t_max: start(Var::FTMax),
+                max_stiction_deformation: start(Var::MaxStictionDeformation),
             },
             gap_dampers: GapDampers {
                 d: [start(Var::DX), start(Var::DY)],
@@ -255,6 +256,12 @@ pub struct ElastoGap {
     pub f_mean: f64,
     /// Co-simulation: the mean tangential friction force over the last step (x, y).
     pub f_t_mean: [f64; 2],
+    /// Co-simulation with stick–slip: the friction's stiction deformation (m, x and y), the
+    /// spring a sticking contact's friction is; 0 out of contact.
+    pub stiction: [f64; 2],
+    /// Co-simulation with stick–slip: the tangential port's account over the contact, what it
+    /// received and what of that the contact dissipated (J).
+    pub tangential_account: [f64; 2],
     pub e_loss: f64,
     pub q_flow_mean: f64,
     pub last_step_size: f64,
@@ -369,6 +376,8 @@ impl Default for ElastoGap {
             end_of_step: None,
             f_mean: 0.0,
             f_t_mean: [0.0; 2],
+            stiction: [0.0; 2],
+            tangential_account: [0.0; 2],
             e_loss: 0.0,
             q_flow_mean: 0.0,
             last_step_size: 0.0,
@@ -440,7 +449,8 @@ impl ElastoGap {
     /// The tangential force at the normal law's values `forces` and the slip velocity now, with
     /// its slopes; all 0 without one or out of contact.
     fn tangential_force(&self, forces: &Forces) -> PlaneForce {
-        self.tangential().force(forces, self.inputs.v_t)
+        self.tangential()
+            .force(forces, self.inputs.v_t, self.stiction)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -485,6 +495,22 @@ impl ElastoGap {
                 value,
                 rule: "0 unless forceLaw = 7 (GapForce): the tangential dampers and preloads are the Gap Force's".into(),
             });
+        }
+        if friction.max_stiction_deformation > 0.0 {
+            let rule = if !friction.is_on() || o.force_law == ForceLaw::GapForce as i32 {
+                Some("0 without friction (frictionLaw Adams or RecurDyn, laws 1 to 6): it is the friction's stick-slip")
+            } else if self.interface == Interface::ModelExchange {
+                Some("0 in Model Exchange: stick-slip carries a deformation state that this FMU integrates in co-simulation only")
+            } else {
+                None
+            };
+            if let Some(rule) = rule {
+                return Err(RuleViolation {
+                    name: by_var(Var::MaxStictionDeformation).name,
+                    value: friction.max_stiction_deformation,
+                    rule: rule.into(),
+                });
+            }
         }
         if friction.is_on() && o.force_law == ForceLaw::GapForce as i32 {
             return Err(RuleViolation {
@@ -558,6 +584,7 @@ impl ElastoGap {
             Var::VS => p.friction.v_s,
             Var::VD => p.friction.v_d,
             Var::FTMax => p.friction.f_t_max,
+            Var::MaxStictionDeformation => p.friction.max_stiction_deformation,
             Var::DX => p.gap_dampers.d[0],
             Var::DY => p.gap_dampers.d[1],
             Var::NX => p.gap_dampers.n[0],
@@ -669,6 +696,7 @@ impl ElastoGap {
             Var::VS => p.friction.v_s = value,
             Var::VD => p.friction.v_d = value,
             Var::FTMax => p.friction.f_t_max = value,
+            Var::MaxStictionDeformation => p.friction.max_stiction_deformation = value,
             Var::DX => p.gap_dampers.d[0] = value,
             Var::DY => p.gap_dampers.d[1] = value,
             Var::NX => p.gap_dampers.n[0] = value,
@@ -982,6 +1010,8 @@ impl ElastoGap {
         }
         self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
         self.f_t_mean = tangential.impulse.map(|component| component / h);
+        self.stiction = tangential.deformation;
+        self.tangential_account = tangential.account;
         self.end_of_step = Some(end);
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
@@ -1030,8 +1060,9 @@ impl ElastoGap {
 
     /// What the tangential force did over the step: a second integration along the same motion
     /// ([`TangentialPass`]) gives the friction's energy, or the time the Gap Force's range held
-    /// (its dampers' force is constant along a held slip); nothing without a tangential force,
-    /// without slip (friction) or without contact in the step.
+    /// (its dampers' force is constant along a held slip); with stick–slip, the sticking
+    /// friction's spring along the step; nothing without a tangential force, without slip
+    /// (friction) or without contact in the step.
     fn tangential_step<L: ContactLaw + Copy>(
         &self,
         law: &L,
@@ -1041,7 +1072,32 @@ impl ElastoGap {
         report: &StepReport,
     ) -> TangentialStep {
         let tangential = self.tangential();
-        let v_t = self.inputs.v_t;
+        match tangential {
+            Tangential::Friction(friction) if friction.max_stiction_deformation > 0.0 => {
+                self.stick_slip_step(law, friction, step_end, h, limits, report)
+            }
+            _ => Self::sliding_step(
+                law,
+                tangential,
+                self.inputs.v_t,
+                step_end,
+                h,
+                limits,
+                report,
+            ),
+        }
+    }
+
+    /// The tangential force's step without a stick state (see [`Self::tangential_step`]).
+    fn sliding_step<L: ContactLaw + Copy>(
+        law: &L,
+        tangential: Tangential,
+        v_t: [f64; 2],
+        step_end: &StepEnd,
+        h: f64,
+        limits: SubstepLimits,
+        report: &StepReport,
+    ) -> TangentialStep {
         // Along the slip: the friction's power is that of the 1-D curve at the slip speed.
         let speed = slip_speed(v_t);
         let expected = match tangential {
@@ -1057,28 +1113,131 @@ impl ElastoGap {
         if report.integral.substeps == 0 {
             return TangentialStep::default();
         }
-        let pass = |scale| TangentialPass {
-            law: *law,
-            tangential,
-            v_t: speed,
-            scale,
-        };
-        let integral = match step_end.dynamics {
-            Some(dynamics) => {
-                // Scaled to the kinetic energy the step's tolerance is relative to.
-                let start = step_end.start;
-                let kinetic = dynamics.mass * (start.v * start.v + (start.a * h).powi(2));
-                let scale = if kinetic > 0.0 && expected > 0.0 && (kinetic / expected).is_finite() {
-                    kinetic / expected
-                } else {
-                    1.0
-                };
-                let step = crate::step::integrate_dynamics(&pass(scale), start, dynamics, h);
-                step.integral.dissipated / scale
-            }
-            None => integrate_step(&pass(1.0), step_end.start, h, limits).dissipated,
-        };
+        let rate = PassRate::Tangential(tangential);
+        let (integral, _) = pass_integral(
+            law,
+            rate,
+            speed,
+            step_end,
+            step_end.start,
+            h,
+            expected,
+            limits,
+        );
         tangential.step_from_pass(integral, v_t)
+    }
+
+    /// The friction's step with stick–slip (`maxStictionDeformation` > 0): slipping, as without
+    /// it, leaving the deformation along the slip; sticking, the spring `mu_s*|f|*xi/delta` on the
+    /// deformation the held slip moves (closed form, [`advance_deformation`]) integrated with the
+    /// normal force's magnitude over sixteen stretches of the step. The tangential port returns
+    /// at most what it received over the contact and did not dissipate (a spring stiffened by a
+    /// growing normal force would otherwise return more than it stored); out of contact the
+    /// deformation is released and what the port kept counts as dissipated.
+    fn stick_slip_step<L: ContactLaw + Copy>(
+        &self,
+        law: &L,
+        friction: Friction,
+        step_end: &StepEnd,
+        h: f64,
+        limits: SubstepLimits,
+        report: &StepReport,
+    ) -> TangentialStep {
+        const STRETCHES: usize = 16;
+        let v_t = self.inputs.v_t;
+        let delta = friction.max_stiction_deformation;
+        let [mut received, mut dissipated] = self.tangential_account;
+        let end_forces = law.evaluate(step_end.end.s, step_end.end.v);
+        let mut step = if report.integral.substeps == 0 {
+            TangentialStep::default()
+        } else if !friction.sticks(v_t) {
+            let tangential = Tangential::Friction(friction);
+            let step = Self::sliding_step(law, tangential, v_t, step_end, h, limits, report);
+            TangentialStep {
+                deformation: friction.deformation_after_slip(v_t),
+                ..step
+            }
+        } else {
+            let dt = h / STRETCHES as f64;
+            let expected = report.integral.impulse.abs();
+            let (mut xi, mut motion, mut impulse) = (self.stiction, step_end.start, [0.0; 2]);
+            for _ in 0..STRETCHES {
+                let (normal, end) = pass_integral(
+                    law,
+                    PassRate::NormalForce,
+                    0.0,
+                    step_end,
+                    motion,
+                    dt,
+                    expected,
+                    limits,
+                );
+                let middle = advance_deformation(xi, v_t, 0.5 * dt, delta);
+                let mut piece = middle.map(|x| friction.mu_s * normal * x / delta);
+                let magnitude = slip_speed(piece);
+                if friction.f_t_max > 0.0 && magnitude > 0.0 {
+                    let (time, _) = pass_integral(
+                        law,
+                        PassRate::ContactTime,
+                        0.0,
+                        step_end,
+                        motion,
+                        dt,
+                        dt,
+                        limits,
+                    );
+                    let bound = friction.f_t_max * time;
+                    if magnitude > bound {
+                        piece = piece.map(|p| p * bound / magnitude);
+                    }
+                }
+                impulse = [impulse[0] + piece[0], impulse[1] + piece[1]];
+                xi = if law.evaluate(end.s, end.v).contact {
+                    advance_deformation(xi, v_t, dt, delta)
+                } else {
+                    [0.0; 2]
+                };
+                motion = end;
+            }
+            // The port returns at most what it kept.
+            let mut work = impulse[0] * v_t[0] + impulse[1] * v_t[1];
+            let kept = (received - dissipated).max(0.0);
+            if work < -kept {
+                let share = kept / -work;
+                impulse = impulse.map(|i| i * share);
+                work = -kept;
+            }
+            TangentialStep {
+                impulse,
+                dissipated: 0.0,
+                port_work: work,
+                deformation: xi,
+                account: [0.0; 2],
+            }
+        };
+        received += step.port_work;
+        // What the deformation stores at the step's end; the rest of what the port kept is
+        // dissipated (never less than before).
+        let stored = if end_forces.contact {
+            let radius = slip_speed(step.deformation);
+            0.5 * friction.mu_s * end_forces.f.abs() * radius * radius / delta
+        } else {
+            0.0
+        };
+        let target = if end_forces.contact {
+            dissipated.max(received - stored)
+        } else {
+            received.max(dissipated)
+        };
+        step.dissipated = (target - dissipated).max(0.0);
+        dissipated = target;
+        if end_forces.contact {
+            step.account = [received, dissipated];
+        } else {
+            step.deformation = [0.0; 2];
+            step.account = [0.0; 2];
+        }
+        step
     }
 
     fn kinematic_step<L: ContactLaw>(
@@ -1529,6 +1688,45 @@ impl ElastoGap {
             // not outputs.
             _ => 0.0,
         })
+    }
+}
+
+/// The integral of `rate` along the step's motion (`step_end`: the law's dynamics where the step
+/// has them, else the extrapolated motion) over `duration` from `start`, and the motion there. A
+/// dynamic step holds the integral to its tolerance of the motion's kinetic energy: `expected`
+/// (the integral's rough size) scales it to that.
+#[allow(clippy::too_many_arguments)]
+fn pass_integral<L: ContactLaw + Copy>(
+    law: &L,
+    rate: PassRate,
+    v_t: f64,
+    step_end: &StepEnd,
+    start: Motion,
+    duration: f64,
+    expected: f64,
+    limits: SubstepLimits,
+) -> (f64, Motion) {
+    let pass = |scale| TangentialPass {
+        law: *law,
+        rate,
+        v_t,
+        scale,
+    };
+    match step_end.dynamics {
+        Some(dynamics) => {
+            let kinetic = dynamics.mass * (start.v * start.v + (start.a * duration).powi(2));
+            let scale = if kinetic > 0.0 && expected > 0.0 && (kinetic / expected).is_finite() {
+                kinetic / expected
+            } else {
+                1.0
+            };
+            let step = crate::step::integrate_dynamics(&pass(scale), start, dynamics, duration);
+            (step.integral.dissipated / scale, step.end)
+        }
+        None => (
+            integrate_step(&pass(1.0), start, duration, limits).dissipated,
+            start.at(duration),
+        ),
     }
 }
 

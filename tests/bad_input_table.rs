@@ -1083,6 +1083,23 @@ const CASES: &[(&str, Case)] = &[
     ("negative-f_t_max", |fmu| {
         call(fmu, instantiated, |i| exit_with(i, Var::FTMax, -1.0))
     }),
+    ("negative-maxStictionDeformation", |fmu| {
+        call(fmu, instantiated, |i| {
+            ok(set(i, Var::FrictionLaw, 2.0));
+            exit_with(i, Var::MaxStictionDeformation, -1e-4)
+        })
+    }),
+    ("stiction-without-friction", |fmu| {
+        call(fmu, instantiated, |i| {
+            exit_with(i, Var::MaxStictionDeformation, 1e-4)
+        })
+    }),
+    ("stiction-in-model-exchange", |fmu| {
+        call_model_exchange(fmu, instantiated, |i| {
+            ok(set(i, Var::FrictionLaw, 2.0));
+            exit_with(i, Var::MaxStictionDeformation, 1e-4)
+        })
+    }),
     ("friction-with-gap-force", |fmu| {
         call(fmu, instantiated, |i| {
             ok(set(i, Var::ForceLaw, 7.0));

@@ -564,3 +564,313 @@ fn the_gap_forces_tangential_outputs_have_the_derivatives_of_their_differences()
         }
     }
 }
+
+/// Adams friction with stick–slip (`maxStictionDeformation` = `delta`) on a contact pressed 2 mm
+/// into c = 1e4 N/m without damping: |f| = 20 N while the normal motion holds still.
+fn sticking(delta: f64) -> Vec<(&'static str, f64)> {
+    stick_slip(delta, V_S, V_D)
+}
+
+/// [`sticking`] with the thresholds `v_s`, `v_d`.
+fn stick_slip(delta: f64, v_s: f64, v_d: f64) -> Vec<(&'static str, f64)> {
+    vec![
+        ("c", C),
+        ("d", 0.0),
+        ("frictionLaw", 2.0),
+        ("mu_s", MU_S),
+        ("mu_d", MU_D),
+        ("v_s", v_s),
+        ("v_d", v_d),
+        ("maxStictionDeformation", delta),
+    ]
+}
+
+#[test]
+fn a_sticking_contact_creeps_at_most_the_stiction_deformation_and_then_holds() {
+    // v_tx at a tenth of v_s for 0.15 s, then 0: the deformation grows as v*t to delta at
+    // 0.1 s and stays there, so f_tx = mu_s*|f|*min(v*t, delta)/delta rises to mu_s*|f| = 10 N
+    // and holds it. Inside the circle the deformation stores the port's work; on it the contact
+    // slides at static friction and dissipates mu_s*|f|*v.
+    let fmu = Fmu::load_default();
+    let (delta, v, normal, h) = (1e-4, 0.1 * V_S, C * 2e-3, 1e-3);
+    let spring = MU_S * normal / delta;
+    // The closed form's deformation and its integral from 0 to t.
+    let deformation = |t: f64| (v * t.min(0.15)).min(delta);
+    let integral = |t: f64| {
+        let reach = delta / v;
+        if t <= reach {
+            0.5 * v * t * t
+        } else {
+            0.5 * v * reach * reach + delta * (t - reach)
+        }
+    };
+    let mut gap = ready(&fmu, fmi2::fmi2Type_fmi2CoSimulation, &sticking(delta));
+    assert_eq!(gap.set_real_by_name("flange_b.s", -2e-3), Status::Ok);
+    for k in 0..250 {
+        let t = k as f64 * h;
+        let slip = if t < 0.15 - 1e-12 { v } else { 0.0 };
+        assert_eq!(gap.set_real_by_name("v_tx", slip), Status::Ok);
+        assert_eq!(gap.do_step(t, h, true), Status::Ok, "{:?}", gap.logs());
+        let end = t + h;
+        let mean = gap.real("f_tx_mean");
+        let expected_mean = spring * (integral(end.min(0.15)) - integral(t.min(0.15))) / h
+            + if t >= 0.15 - 1e-12 {
+                spring * delta
+            } else {
+                0.0
+            };
+        assert!(
+            (mean - expected_mean).abs() <= 1e-5 * expected_mean,
+            "t = {end}: f_tx_mean {mean} against {expected_mean}"
+        );
+        let now = gap.real("f_tx");
+        let expected_now = spring * deformation(end);
+        assert!(
+            (now - expected_now).abs() <= 1e-9 * expected_now,
+            "t = {end}: f_tx {now} against {expected_now}"
+        );
+        assert_eq!(gap.real("f_ty"), 0.0);
+    }
+    // Dissipated only while sliding on the circle, from 0.1 s to 0.15 s.
+    let dissipated = MU_S * normal * v * 0.05;
+    let e_loss = gap.real("E_loss");
+    assert!(
+        (e_loss - dissipated).abs() <= 1e-6 * dissipated,
+        "E_loss {e_loss} against {dissipated}"
+    );
+}
+
+/// The classic stick–slip oscillator: a 1 kg block pressed on the contact (|f| = 20 N) pulled by a
+/// 100 N/m spring whose far end moves at 0.1 m/s, above `v_s`: held by stiction while the spring
+/// loads, the block breaks away at static friction, slips at the lower dynamic one, overshoots
+/// and sticks again (a period of 1.37 s). Adams friction with stiction, its thresholds wide
+/// enough that the block's oscillation on the stiction spring after it sticks again stays below
+/// `v_s` (sqrt(mu_s*|f|*delta/m) = 0.03 m/s against 0.05).
+struct Oscillator {
+    mass: f64,
+    pull: f64,
+    belt: f64,
+    normal: f64,
+    delta: f64,
+    v_s: f64,
+    v_d: f64,
+}
+
+const OSCILLATOR: Oscillator = Oscillator {
+    mass: 1.0,
+    pull: 100.0,
+    belt: 0.1,
+    normal: 20.0,
+    delta: 1e-4,
+    v_s: 0.05,
+    v_d: 0.2,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Stick,
+    Slip,
+}
+
+impl Oscillator {
+    fn parameters(&self) -> Vec<(&'static str, f64)> {
+        stick_slip(self.delta, self.v_s, self.v_d)
+    }
+
+    fn pull_at(&self, t: f64, x: f64) -> f64 {
+        self.pull * (self.belt * t - x)
+    }
+
+    /// Slipping: Adams' curve beyond v_s.
+    fn sliding_friction(&self, v: f64) -> f64 {
+        let speed = v.abs();
+        v.signum() * self.normal * adams_step(speed, self.v_s, MU_S, self.v_d, MU_D)
+    }
+
+    /// `[x, v, xi]'` in `mode`.
+    fn rates(&self, t: f64, y: [f64; 3], mode: Mode) -> [f64; 3] {
+        let [x, v, xi] = y;
+        let (friction, xi_rate) = match mode {
+            Mode::Stick => {
+                let saturated = xi.abs() >= self.delta && v * xi > 0.0;
+                (
+                    MU_S * self.normal * xi / self.delta,
+                    if saturated { 0.0 } else { v },
+                )
+            }
+            Mode::Slip => (self.sliding_friction(v), 0.0),
+        };
+        [v, (self.pull_at(t, x) - friction) / self.mass, xi_rate]
+    }
+
+    /// The reference: RK4 at 1 µs with every switch located by bisection to 1e-13 s (sticking
+    /// to slipping at |v| = v_s, back at |v| = v_s with xi = delta along v, the deformation
+    /// reaching the circle). Returns the slip onsets and the pull at each.
+    fn reference(&self, duration: f64) -> Vec<(f64, f64)> {
+        let dt = 1e-6;
+        let (mut t, mut y, mut mode) = (0.0, [0.0, 0.0, 0.0], Mode::Stick);
+        let mut onsets = Vec::new();
+        let step = |t: f64, y: [f64; 3], mode: Mode, dt: f64| {
+            rk4_step(&|t, y| self.rates(t, y, mode), t, y, dt)
+        };
+        // Whether a state has left `mode`'s domain (or, sticking, gone beyond the circle).
+        let leaves = |y: [f64; 3], mode: Mode| match mode {
+            Mode::Stick => y[1].abs() >= self.v_s || y[2].abs() > self.delta,
+            Mode::Slip => y[1].abs() < self.v_s,
+        };
+        while t < duration {
+            let next = step(t, y, mode, dt);
+            if !leaves(next, mode) {
+                (t, y) = (t + dt, next);
+                continue;
+            }
+            let (mut inside, mut outside) = (0.0, dt);
+            while outside - inside > 1e-13 {
+                let middle = 0.5 * (inside + outside);
+                if leaves(step(t, y, mode, middle), mode) {
+                    outside = middle;
+                } else {
+                    inside = middle;
+                }
+            }
+            let at = step(t, y, mode, outside);
+            (t, y) = (t + outside, at);
+            match mode {
+                Mode::Stick if y[1].abs() >= self.v_s => {
+                    onsets.push((t, self.pull_at(t, y[0])));
+                    mode = Mode::Slip;
+                }
+                Mode::Stick => y[2] = self.delta.copysign(y[2]),
+                Mode::Slip => {
+                    y[2] = self.delta.copysign(y[1]);
+                    mode = Mode::Stick;
+                }
+            }
+        }
+        onsets
+    }
+
+    /// Co-simulated through the FMU by a Gauss–Seidel master at steps `h`: the gap first, given
+    /// the block's slip velocity, then the block under the pull and `-f_tx_mean` (RK4, ten
+    /// substeps). Returns the slip onsets (the first communication point at or above v_s after
+    /// one below) and the pull there.
+    fn cosimulate(&self, fmu: &std::sync::Arc<Fmu>, h: f64, duration: f64) -> Vec<(f64, f64)> {
+        let mut gap = ready(fmu, fmi2::fmi2Type_fmi2CoSimulation, &self.parameters());
+        assert_eq!(
+            gap.set_real_by_name("flange_b.s", -self.normal / C),
+            Status::Ok
+        );
+        let (mut t, mut x, mut v) = (0.0, 0.0, 0.0);
+        let mut onsets = Vec::new();
+        let mut stuck = true;
+        while t < duration {
+            assert_eq!(gap.set_real_by_name("v_tx", v), Status::Ok);
+            assert_eq!(gap.do_step(t, h, true), Status::Ok, "{:?}", gap.logs());
+            let held = gap.real("f_tx_mean");
+            let rates = |t: f64, y: [f64; 2]| [y[1], (self.pull_at(t, y[0]) - held) / self.mass];
+            let mut y = [x, v];
+            for k in 0..10 {
+                y = rk4_step(&rates, t + k as f64 * 0.1 * h, y, 0.1 * h);
+            }
+            (x, v, t) = (y[0], y[1], t + h);
+            if stuck && v.abs() >= self.v_s {
+                onsets.push((t, self.pull_at(t, x)));
+            }
+            stuck = v.abs() < self.v_s;
+        }
+        onsets
+    }
+}
+
+/// One classic RK4 step of `rates` from `(t, y)` over `dt`.
+fn rk4_step<const N: usize>(
+    rates: &dyn Fn(f64, [f64; N]) -> [f64; N],
+    t: f64,
+    y: [f64; N],
+    dt: f64,
+) -> [f64; N] {
+    let shifted = |y: [f64; N], k: [f64; N], by: f64| std::array::from_fn(|i| y[i] + by * k[i]);
+    let k1 = rates(t, y);
+    let k2 = rates(t + 0.5 * dt, shifted(y, k1, 0.5 * dt));
+    let k3 = rates(t + 0.5 * dt, shifted(y, k2, 0.5 * dt));
+    let k4 = rates(t + dt, shifted(y, k3, dt));
+    std::array::from_fn(|i| y[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+}
+
+#[test]
+fn the_stick_slip_oscillator_slips_when_and_where_the_located_reference_does() {
+    let fmu = Fmu::load_default();
+    let duration = 6.0;
+    let reference = OSCILLATOR.reference(duration);
+    println!("reference slip onsets (t, pull): {reference:?}");
+    assert!(reference.len() >= 4, "{reference:?}");
+    let period = reference[2].0 - reference[1].0;
+    // The slip velocity is the master's input, held over a step: the co-simulation is first
+    // order in h. Asserted at 0.1 and 0.2 ms; 0.5 and 1 ms are printed (docs/force-laws.md).
+    for h in [1e-4, 2e-4, 5e-4, 1e-3] {
+        let run = OSCILLATOR.cosimulate(&fmu, h, duration);
+        let worst = |measure: &dyn Fn(usize) -> f64| {
+            (0..reference.len().min(run.len()))
+                .map(measure)
+                .fold(0.0, f64::max)
+        };
+        let timing = worst(&|k| (run[k].0 - reference[k].0).abs() / period);
+        let pull = worst(&|k| (run[k].1 - reference[k].1).abs() / reference[k].1.abs());
+        println!(
+            "h = {h}: slip onsets {run:?}; worst onset error {:.2} % of the period, pull {:.3} %",
+            100.0 * timing,
+            100.0 * pull
+        );
+        if h <= 2e-4 {
+            assert_eq!(run.len(), reference.len(), "h = {h}: {run:?}");
+            assert!(
+                timing <= 0.01,
+                "h = {h}: onsets {run:?} against {reference:?}"
+            );
+            assert!(pull <= 0.01, "h = {h}: pulls {run:?} against {reference:?}");
+        }
+    }
+}
+
+#[test]
+fn the_sticking_contact_never_returns_more_than_its_tangential_port_received() {
+    // Deformed by 5e-5 m under 20 N, then pressed to 200 N: the stiction spring, ten times
+    // stiffer now, would return ten times what it stored when the slip reverses. The port's
+    // account (the master's own sum of f_t_mean.v_t*h over the contact) never goes below zero,
+    // and E_loss never above it.
+    let fmu = Fmu::load_default();
+    let mut gap = ready(&fmu, fmi2::fmi2Type_fmi2CoSimulation, &sticking(1e-4));
+    let h = 1e-3;
+    let mut received = 0.0;
+    let mut stored_at_20_n = 0.0;
+    let mut least_after = f64::INFINITY;
+    for k in 0..200 {
+        let t = k as f64 * h;
+        let (depth, slip) = match t {
+            t if t < 0.05 - 1e-12 => (2e-3, 1e-3),
+            t if t < 0.06 - 1e-12 => (2e-3, 0.0),
+            _ => (20e-3, -1e-3),
+        };
+        assert_eq!(gap.set_real_by_name("flange_b.s", -depth), Status::Ok);
+        assert_eq!(gap.set_real_by_name("v_tx", slip), Status::Ok);
+        assert_eq!(gap.do_step(t, h, true), Status::Ok, "{:?}", gap.logs());
+        received += gap.real("f_tx_mean") * slip * h;
+        if k == 55 {
+            stored_at_20_n = received;
+        }
+        if k > 60 {
+            least_after = least_after.min(received);
+        }
+        let e_loss = gap.real("E_loss");
+        assert!(
+            received >= -1e-15 && e_loss <= received + 1e-15,
+            "t = {}: the port received {received} J, E_loss {e_loss} J",
+            t + h
+        );
+    }
+    // It stored 0.5*(0.5*20/1e-4)*(5e-5)^2 = 1.25e-4 J, gave all of it back as the slip
+    // reversed (the account reached 0), and no more; then the reversed slip loaded it again.
+    assert!((stored_at_20_n - 1.25e-4).abs() <= 1e-9, "{stored_at_20_n}");
+    assert!(least_after.abs() <= 1e-12, "{least_after}");
+    assert!(received > 1e-3, "{received}");
+}

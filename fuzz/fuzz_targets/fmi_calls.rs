@@ -856,7 +856,8 @@ impl Harness {
                     Var::NY,
                     Var::PreloadX,
                     Var::PreloadY,
-                ][usize::from(*which) % 22];
+                    Var::MaxStictionDeformation,
+                ][usize::from(*which) % 23];
                 instance.set_reals(&[(parameter, value.value())]);
                 // The Gap Force's tables: none, or one of the files `table_files` wrote (valid
                 // ones and a refused one).

@@ -424,6 +424,21 @@ impl Instance {
                     f_t[axis]
                 );
             }
+        } else if value(Var::MaxStictionDeformation) > 0.0
+            && v_t[0].hypot(v_t[1]) < value(Var::VS)
+        {
+            // Sticking: a spring on the deformation, up to static friction and the bound.
+            let magnitude = f_t[0].hypot(f_t[1]);
+            let static_friction = value(Var::MuS) * f.abs();
+            assert!(
+                magnitude <= static_friction * (1.0 + 1e-12),
+                "{context}: sticking |f_t| = {magnitude} above mu_s*|f| = {static_friction}"
+            );
+            let f_t_max = value(Var::FTMax);
+            assert!(
+                f_t_max == 0.0 || magnitude <= f_t_max * (1.0 + 1e-12),
+                "{context}: |f_t| = {magnitude} above f_t_max = {f_t_max}"
+            );
         } else {
             Self::check_friction(context, f_t, v_t, value(Var::FTMax));
         }

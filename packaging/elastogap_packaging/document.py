@@ -8,7 +8,7 @@ tables.html). The plots' numbers come from force_samples, which reads them from 
 import io
 
 from . import GLIBC_FLOOR, ROOT, WINDOWS_FLOOR
-from .force_samples import (FORCE_PLOT_PARAMETERS, LAW_PLOT_SPRING, LAW_PLOT_TOUCHDOWN_SPEED, sample_force,
+from .force_samples import (FORCE_PLOT_PARAMETERS, LAW_PLOT_SPRING, LAW_PLOT_TOUCHDOWN_SPEED, sample_force, sample_friction,
                             sample_law_forces)
 
 TEMPLATES = ROOT / "packaging" / "templates"
@@ -166,10 +166,26 @@ def write_plots(stage, md, documentation):
             legend_label=lambda rate: f"d\u03b4/dt = {signed(rate)} m/s", size=LAW_PLOT_SIZE, legend_outside=True,
         ), encoding="utf-8")
         law_plots.append(plot)
-    return force_plot, law_plots
+    (deformations, sticking), (speeds, sliding) = sample_friction(stage, md)
+    friction_plots = []
+    for file, x_values, curves, x_label, description in [
+        ("friction_stick.svg", deformations, sticking, "stiction deformation \u03be  [mm]",
+         "Sticking: f_tx against the deformation a slip of a tenth of v_s builds (maxStictionDeformation = 0.1 mm)"),
+        ("friction_slip.svg", speeds, sliding, "slip speed v_tx  [m/s]",
+         "Slipping: f_tx against the slip speed, Adams' curve (v_s = 0.01 m/s, v_d = 0.1 m/s)"),
+    ]:
+        (documentation / file).write_text(line_plot_svg(
+            x_values, curves, x_label=x_label, y_label="f_tx  [N]  (|f| = 20 N)",
+            legend_label=lambda key: {"stick": "sticking: \u03bc_s|f|\u00b7\u03be/\u03b4",
+                                      "slip": "slipping: \u03bc(v)|f|"}[key],
+            size=LAW_PLOT_SIZE, legend_outside=True,
+        ), encoding="utf-8")
+        friction_plots.append({"file": file, "description": description, "width": LAW_PLOT_SIZE[0],
+                               "height": LAW_PLOT_SIZE[1]})
+    return force_plot, law_plots, friction_plots
 
 
-def render_index(md, platforms, force_plot, law_plots):
+def render_index(md, platforms, force_plot, law_plots, friction_plots):
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
@@ -179,6 +195,7 @@ def render_index(md, platforms, force_plot, law_plots):
         platforms=[(name, PLATFORM_NOTES.get(name, name)) for name in platforms],
         force_plot=force_plot,
         law_plots=law_plots,
+        friction_plots=friction_plots,
         law_spring=LAW_PLOT_SPRING,
         touchdown_speed=LAW_PLOT_TOUCHDOWN_SPEED,
     )
@@ -189,10 +206,10 @@ def write_documentation(stage, md, platforms):
     (stage / "model.png").write_bytes(draw_icon())
     documentation = stage / "documentation"
     documentation.mkdir(exist_ok=True)
-    force_plot, law_plots = write_plots(stage, md, documentation)
+    force_plot, law_plots, friction_plots = write_plots(stage, md, documentation)
     # Drawn through the packaged FMU by tools/coupling_map.py (a minute of co-simulations), so kept
     # in the repository and copied here.
     (documentation / "coupling_mass_error.png").write_bytes(
         (ROOT / "docs" / "coupling" / "mass_error.png").read_bytes())
-    (documentation / "index.html").write_text(render_index(md, platforms, force_plot, law_plots),
+    (documentation / "index.html").write_text(render_index(md, platforms, force_plot, law_plots, friction_plots),
                                               encoding="utf-8")

@@ -35,7 +35,7 @@ LAW_PLOTS = [
 LAW_PLOT_DEPTH = 0.01
 LAW_PLOT_RATES = (1.0, 0.5, 0.0, -0.5, -1.0)
 LAW_PLOT_TOUCHDOWN_SPEED = 1.0
-INTEGER_PARAMETERS = {"forceLaw", "hysteresis", "recurDynDamping"}
+INTEGER_PARAMETERS = {"forceLaw", "hysteresis", "recurDynDamping", "frictionLaw"}
 
 
 def evenly_spaced(lo, hi, count=POINTS_PER_CURVE):
@@ -190,3 +190,85 @@ def sample_law_forces(stage, md):
     say(f"force-law plots: {len(plots)} laws x {len(LAW_PLOT_RATES)} x {len(deltas)} points from the binary, "
         f"each equal to the law written out in force_samples.py")
     return deltas, plots
+
+
+# The friction's documentation plots: Adams friction on a contact pressed 2 mm into c = 1e4 N/m
+# without damping (|f| = 20 N), with stick-slip (maxStictionDeformation = 0.1 mm).
+FRICTION_PLOT_PARAMETERS = {"c": 1e4, "d": 0.0, "frictionLaw": 2, "mu_s": 0.5, "mu_d": 0.3, "v_s": 0.01,
+                            "v_d": 0.1}
+FRICTION_PLOT_DEPTH = 2e-3
+FRICTION_PLOT_DELTA = 1e-4
+FRICTION_PLOT_CREEP = 1e-3
+FRICTION_PLOT_STEP = 2e-3
+
+
+def adams_friction(v, p):
+    """Adams' friction coefficient of the slip speed v >= 0."""
+    if v <= p["v_s"]:
+        return adams_step(v, -p["v_s"], -p["mu_s"], p["v_s"], p["mu_s"])
+    return adams_step(v, p["v_s"], p["mu_s"], p["v_d"], p["mu_d"])
+
+
+def sample_friction(stage, md):
+    """The sticking branch, f_tx against the deformation while a slip of a tenth of v_s is held
+    (co-simulation steps), and the sliding curve, f_tx against v_tx without stick-slip (direct
+    feedthrough); each checked against the definitions. Returns (deformations in mm, {label: f}),
+    (speeds, {label: f})."""
+    from fmpy.fmi2 import FMU2Slave
+
+    vr = md.value_reference
+    p = FRICTION_PLOT_PARAMETERS
+    normal = p["c"] * FRICTION_PLOT_DEPTH
+
+    def instance(name, delta):
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=str(stage), modelIdentifier=md.model_identifier,
+                        instanceName=name)
+        fmu.instantiate()
+        fmu.setupExperiment(startTime=0.0)
+        for key, value in {**p, "maxStictionDeformation": delta}.items():
+            if key in INTEGER_PARAMETERS:
+                fmu.setInteger([vr(key)], [int(value)])
+            else:
+                fmu.setReal([vr(key)], [float(value)])
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        fmu.setReal([vr("flange_a.s"), vr("flange_a.v"), vr("flange_b.s"), vr("flange_b.v")],
+                    [0.0, 0.0, -FRICTION_PLOT_DEPTH, 0.0])
+        return fmu
+
+    try:
+        fmu = instance("documentation stick", FRICTION_PLOT_DELTA)
+        deformations, sticking = [0.0], [0.0]
+        try:
+            fmu.setReal([vr("v_tx")], [FRICTION_PLOT_CREEP])
+            for k in range(75):
+                fmu.doStep(k * FRICTION_PLOT_STEP, FRICTION_PLOT_STEP)
+                deformations.append(FRICTION_PLOT_CREEP * (k + 1) * FRICTION_PLOT_STEP)
+                sticking.append(fmu.getReal([vr("f_tx")])[0])
+            fmu.terminate()
+        finally:
+            fmu.freeInstance()
+        speeds = evenly_spaced(0.0, 0.15)
+        fmu = instance("documentation slip", 0.0)
+        try:
+            sliding = []
+            for v in speeds:
+                fmu.setReal([vr("v_tx")], [v])
+                sliding.append(fmu.getReal([vr("f_tx")])[0])
+            fmu.terminate()
+        finally:
+            fmu.freeInstance()
+    except Exception as error:
+        raise PackagingError(f"calling the built FMU to sample the friction failed: {error}") from error
+    for xi, value in zip(deformations, sticking):
+        expected = p["mu_s"] * normal * min(xi, FRICTION_PLOT_DELTA) / FRICTION_PLOT_DELTA
+        if not math.isfinite(value) or abs(value - expected) > 1e-9 * max(1.0, expected):
+            raise PackagingError(f"the built FMU sticks with f_tx = {value!r} at a deformation of {xi!r} m; "
+                                 f"stick-slip gives {expected!r}")
+    for v, value in zip(speeds, sliding):
+        expected = adams_friction(v, p) * normal
+        if not math.isfinite(value) or abs(value - expected) > 1e-9 * max(1.0, expected):
+            raise PackagingError(f"the built FMU slides with f_tx = {value!r} at v_tx = {v!r}; Adams gives {expected!r}")
+    say(f"friction plots: {len(sticking)} sticking and {len(sliding)} sliding points from the binary, "
+        f"each equal to the definitions")
+    return ([1e3 * xi for xi in deformations], {"stick": sticking}), (speeds, {"slip": sliding})

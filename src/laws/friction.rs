@@ -41,6 +41,8 @@ pub struct Friction {
     pub v_d: f64,
     /// 0: no bound.
     pub f_t_max: f64,
+    /// m; 0: no stick–slip (the curve alone, 0 at rest).
+    pub max_stiction_deformation: f64,
 }
 
 impl Friction {
@@ -153,9 +155,21 @@ impl Friction {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TangentialPass<L> {
     pub law: L,
-    pub tangential: Tangential,
+    pub rate: PassRate,
     pub v_t: f64,
     pub scale: f64,
+}
+
+/// What a [`TangentialPass`] integrates along the contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PassRate {
+    /// [`Tangential::pass_rate`].
+    Tangential(Tangential),
+    /// The normal force's magnitude `|f|`: its integral over a stretch of a step is the normal
+    /// impulse a sticking contact's friction is a share of.
+    NormalForce,
+    /// 1: the time in contact.
+    ContactTime,
 }
 
 impl<L: ContactLaw + Copy> ContactLaw for TangentialPass<L> {
@@ -173,7 +187,12 @@ impl<L: ContactLaw + Copy> ContactLaw for TangentialPass<L> {
             return forces;
         }
         Forces {
-            loss_power: self.scale * self.tangential.pass_rate(&forces, self.v_t),
+            loss_power: self.scale
+                * match self.rate {
+                    PassRate::Tangential(tangential) => tangential.pass_rate(&forces, self.v_t),
+                    PassRate::NormalForce => forces.f.abs(),
+                    PassRate::ContactTime => 1.0,
+                },
             ..forces
         }
     }
@@ -218,6 +237,7 @@ mod tests {
             v_s: 0.01,
             v_d: 0.1,
             f_t_max: 0.0,
+            max_stiction_deformation: 0.0,
         }
     }
 

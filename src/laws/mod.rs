@@ -33,17 +33,19 @@ mod gap_force;
 mod hunt_crossley;
 mod recurdyn;
 mod spring_damper;
+mod stiction;
 mod table;
 mod tangential;
 
 pub use adams::{step, step_slope, AdamsImpact};
 pub use choice::{ForceLaw, Law, LawOptions};
 pub use elasto_gap::GapLaw;
-pub use friction::{Friction, FrictionInterpolation, FrictionLaw, TangentialPass};
+pub use friction::{Friction, FrictionInterpolation, FrictionLaw, PassRate, TangentialPass};
 pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
+pub use stiction::advance as advance_deformation;
 pub use table::{gap_force_tables, GapTables, Table, TableError};
 pub use tangential::{slip_speed, GapDampers, PlaneForce, Tangential, TangentialStep};
 

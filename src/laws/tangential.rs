@@ -91,11 +91,15 @@ impl Tangential {
         !matches!(self, Tangential::None)
     }
 
-    /// The force at the normal law's values `forces` (0 out of contact) and the slip `v_t`.
-    pub fn force(&self, forces: &Forces, v_t: [f64; 2]) -> PlaneForce {
+    /// The force at the normal law's values `forces` (0 out of contact), the slip `v_t` and the
+    /// stiction deformation `xi` (a sticking contact's friction is its spring).
+    pub fn force(&self, forces: &Forces, v_t: [f64; 2], xi: [f64; 2]) -> PlaneForce {
         match self {
             Tangential::None => PlaneForce::default(),
             _ if !forces.contact => PlaneForce::default(),
+            Tangential::Friction(friction) if friction.sticks(v_t) => {
+                friction.stick_force(forces.f, xi, v_t)
+            }
             Tangential::Friction(friction) => friction.force_in_plane(forces.f, v_t),
             Tangential::GapDampers(dampers) => dampers.force(v_t),
         }
@@ -124,6 +128,11 @@ pub struct TangentialStep {
     pub dissipated: f64,
     /// The work the bodies did against it, `impulse.v_t` (J): what the tangential port received.
     pub port_work: f64,
+    /// The stiction deformation at the step's end (m; 0 without stick–slip or out of contact).
+    pub deformation: [f64; 2],
+    /// The tangential port's account over the contact after the step: what it received and what
+    /// of that the contact dissipated (J; 0 without stick–slip or once the contact is over).
+    pub account: [f64; 2],
 }
 
 impl Tangential {
@@ -144,6 +153,7 @@ impl Tangential {
                     impulse: v_t.map(|component| along * (component / speed)),
                     dissipated: energy,
                     port_work: energy,
+                    ..TangentialStep::default()
                 }
             }
             Tangential::GapDampers(dampers) => {
@@ -153,6 +163,7 @@ impl Tangential {
                     impulse: force.f_t.map(|f| f * time_in_range),
                     dissipated: force.loss_power * time_in_range,
                     port_work: force.power(v_t) * time_in_range,
+                    ..TangentialStep::default()
                 }
             }
         }
@@ -214,7 +225,10 @@ mod tests {
             preload: [2.0, 1.0],
         });
         let free = Forces::default();
-        assert_eq!(dampers.force(&free, [1.0, 1.0]), PlaneForce::default());
+        assert_eq!(
+            dampers.force(&free, [1.0, 1.0], [0.0; 2]),
+            PlaneForce::default()
+        );
         assert_eq!(dampers.pass_rate(&free, 1.0), 0.0);
     }
 }
