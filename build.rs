@@ -389,15 +389,16 @@ fn unknowns<'a>(list: impl Iterator<Item = &'a variables::Variable>) -> String {
     out.trim_end().to_string()
 }
 
-/// All outputs and state derivatives are calculated at initialization, in the order of their
-/// indices. Their dependencies are left out, which declares a dependence on all knowns: during
-/// initialization those include the parameters.
+/// All outputs, continuous states and state derivatives are calculated at initialization, in
+/// the order of their indices. Their dependencies are left out, which declares a dependence on
+/// all knowns: during initialization those include the parameters.
 fn initial_unknowns() -> String {
     let mut out = String::new();
     let is_derivative = |var: Var| STATES.iter().any(|(_, derivative)| *derivative == var);
+    let is_state = |var: Var| STATES.iter().any(|(state, _)| *state == var);
     for v in VARIABLES
         .iter()
-        .filter(|v| v.causality == Causality::Output || is_derivative(v.var))
+        .filter(|v| v.causality == Causality::Output || is_derivative(v.var) || is_state(v.var))
     {
         writeln!(
             out,

@@ -268,6 +268,10 @@ pub struct ElastoGap {
     /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
     /// so `contact` reports this rather than the inputs of the moment.
     pub contact_at_event: bool,
+    /// Model Exchange with stick–slip: whether the contact stuck at the last event, and whether
+    /// its deformation lay on the stiction circle there, pushed out by the slip.
+    pub sticking_at_event: bool,
+    pub on_stiction_circle: bool,
     /// The approach speed (`-v_rel`) at the touch-down of the last contact, for laws whose
     /// parameters depend on the impact speed (Hunt–Crossley with `e`); 0 before any.
     pub touchdown_speed: f64,
@@ -310,6 +314,16 @@ pub struct StepReport {
     /// than the contact dissipated, and that excess (J).
     pub passivity_force: f64,
     pub passivity_deficit: f64,
+}
+
+/// What an event changed (Model Exchange).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EventUpdate {
+    pub contact_changed: bool,
+    /// The continuous states were set anew.
+    pub states_changed: bool,
+    /// Sticking or slipping, or on or off the stiction circle.
+    pub modes_changed: bool,
 }
 
 /// The end of a step, checked before the instance takes it.
@@ -382,6 +396,8 @@ impl Default for ElastoGap {
             q_flow_mean: 0.0,
             last_step_size: 0.0,
             contact_at_event: false,
+            sticking_at_event: false,
+            on_stiction_circle: false,
             touchdown_speed: 0.0,
             coupling: Coupling::default(),
             tables: None,
@@ -446,11 +462,128 @@ impl ElastoGap {
         Tangential::None
     }
 
+    /// The friction's stiction deformation, if it has stick–slip (`maxStictionDeformation` > 0).
+    fn stiction_deformation_limit(&self) -> Option<f64> {
+        match self.tangential() {
+            Tangential::Friction(friction) if friction.max_stiction_deformation > 0.0 => {
+                Some(friction.max_stiction_deformation)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the contact sticks: in co-simulation whenever the slip is below `v_s` (the step
+    /// holds it), in Model Exchange as the last event found it.
+    fn sticking(&self) -> bool {
+        let Some(_) = self.stiction_deformation_limit() else {
+            return false;
+        };
+        match self.interface {
+            Interface::ModelExchange => self.sticking_at_event,
+            Interface::CoSimulation => slip_speed(self.inputs.v_t) < self.parameters.friction.v_s,
+        }
+    }
+
+    /// The slopes that stick–slip adds or replaces: of the deformation's rate by the slip and by
+    /// the deformation, and of the sticking force and its power by the deformation. None where
+    /// the pair is not one of them.
+    fn stiction_partial(&self, output: Var, input: Var) -> Option<f64> {
+        let by_deformation = match input {
+            Var::XiX => Some(0),
+            Var::XiY => Some(1),
+            _ => None,
+        };
+        let by_slip = match input {
+            Var::VTx => Some(0),
+            Var::VTy => Some(1),
+            _ => None,
+        };
+        let rate_of = match output {
+            Var::DerXiX => Some(0),
+            Var::DerXiY => Some(1),
+            _ => None,
+        };
+        if by_deformation.is_none() && rate_of.is_none() {
+            return None;
+        }
+        let motion = self.motion();
+        let forces = self.law().evaluate(motion.s, motion.v);
+        if !(self.sticking() && forces.contact) {
+            return Some(0.0);
+        }
+        let v = self.inputs.v_t;
+        let xi = self.stiction;
+        let radius = slip_speed(xi);
+        let n = if radius > 0.0 {
+            xi.map(|x| x / radius)
+        } else {
+            [0.0; 2]
+        };
+        let outward = v[0] * n[0] + v[1] * n[1];
+        let sliding = self.on_stiction_circle && radius > 0.0 && outward > 0.0;
+        let projection = |i: usize, j: usize| f64::from(u8::from(i == j)) - n[i] * n[j];
+        let friction = &self.parameters.friction;
+        Some(match (rate_of, by_slip, by_deformation) {
+            // d(v - (v.n)n)/dv = I - nn^T on the circle, I inside.
+            (Some(i), Some(j), _) if sliding => projection(i, j),
+            (Some(i), Some(j), _) => f64::from(u8::from(i == j)),
+            // d(v - (v.n)n)/dxi = -(n (v^T P) + (v.n) P)/|xi| with P = I - nn^T.
+            (Some(i), _, Some(j)) if sliding => {
+                let v_p = v[0] * projection(0, j) + v[1] * projection(1, j);
+                -(n[i] * v_p + outward * projection(i, j)) / radius
+            }
+            (Some(_), _, _) => 0.0,
+            (None, _, Some(j)) => {
+                let by = friction.stick_force_by_deformation(forces.f, xi);
+                let axis = match output {
+                    Var::FTx => Some(0),
+                    Var::FTy => Some(1),
+                    Var::FTxMean if self.interface == Interface::ModelExchange => Some(0),
+                    Var::FTyMean if self.interface == Interface::ModelExchange => Some(1),
+                    _ => None,
+                };
+                match (axis, output) {
+                    (Some(i), _) => by[i][j],
+                    (None, Var::LossPower | Var::DerELoss) if sliding => {
+                        v[0] * by[0][j] + v[1] * by[1][j]
+                    }
+                    (None, Var::HeatPortQFlow)
+                        if sliding && self.interface == Interface::ModelExchange =>
+                    {
+                        self.heat_flow(v[0] * by[0][j] + v[1] * by[1][j])
+                    }
+                    _ => 0.0,
+                }
+            }
+            (None, _, None) => return None,
+        })
+    }
+
+    /// Model Exchange: the stiction deformation's rate, `v_t` while sticking inside the circle,
+    /// its part along the circle on it, 0 slipping or out of contact.
+    fn stiction_rate(&self) -> [f64; 2] {
+        let motion = self.motion();
+        let contact = self.law().evaluate(motion.s, motion.v).contact;
+        if !(self.sticking() && contact) {
+            return [0.0; 2];
+        }
+        let v = self.inputs.v_t;
+        let radius = slip_speed(self.stiction);
+        if self.on_stiction_circle && radius > 0.0 {
+            let n = self.stiction.map(|x| x / radius);
+            let outward = v[0] * n[0] + v[1] * n[1];
+            if outward > 0.0 {
+                return [v[0] - outward * n[0], v[1] - outward * n[1]];
+            }
+        }
+        v
+    }
+
     /// The tangential force at the normal law's values `forces` and the slip velocity now, with
     /// its slopes; all 0 without one or out of contact.
     fn tangential_force(&self, forces: &Forces) -> PlaneForce {
-        self.tangential()
-            .force(forces, self.inputs.v_t, self.stiction)
+        let sticking = self.sticking().then_some(self.stiction);
+        self.tangential().force(forces, self.inputs.v_t, sticking)
     }
 
     /// Checks every parameter against its rule in the variable table.
@@ -496,21 +629,13 @@ impl ElastoGap {
                 rule: "0 unless forceLaw = 7 (GapForce): the tangential dampers and preloads are the Gap Force's".into(),
             });
         }
-        if friction.max_stiction_deformation > 0.0 {
-            let rule = if !friction.is_on() || o.force_law == ForceLaw::GapForce as i32 {
-                Some("0 without friction (frictionLaw Adams or RecurDyn, laws 1 to 6): it is the friction's stick-slip")
-            } else if self.interface == Interface::ModelExchange {
-                Some("0 in Model Exchange: stick-slip carries a deformation state that this FMU integrates in co-simulation only")
-            } else {
-                None
-            };
-            if let Some(rule) = rule {
-                return Err(RuleViolation {
-                    name: by_var(Var::MaxStictionDeformation).name,
-                    value: friction.max_stiction_deformation,
-                    rule: rule.into(),
-                });
-            }
+        let friction_applies = friction.is_on() && o.force_law != ForceLaw::GapForce as i32;
+        if friction.max_stiction_deformation > 0.0 && !friction_applies {
+            return Err(RuleViolation {
+                name: by_var(Var::MaxStictionDeformation).name,
+                value: friction.max_stiction_deformation,
+                rule: "0 without friction (frictionLaw Adams or RecurDyn, laws 1 to 6): it is the friction's stick-slip".into(),
+            });
         }
         if friction.is_on() && o.force_law == ForceLaw::GapForce as i32 {
             return Err(RuleViolation {
@@ -638,6 +763,10 @@ impl ElastoGap {
             },
             Var::MEffEstimate => self.coupling.last_estimate,
             Var::ELoss => self.e_loss,
+            Var::XiX => self.stiction[0],
+            Var::XiY => self.stiction[1],
+            Var::DerXiX => self.stiction_rate()[0],
+            Var::DerXiY => self.stiction_rate()[1],
             Var::EPort => match self.interface {
                 Interface::CoSimulation => self.coupling.e_port,
                 Interface::ModelExchange => {
@@ -733,7 +862,11 @@ impl ElastoGap {
             | Var::FTy
             | Var::FTxMean
             | Var::FTyMean
-            | Var::EPort => unreachable!("the FMI layer sets only parameters and inputs"),
+            | Var::EPort
+            | Var::XiX
+            | Var::XiY
+            | Var::DerXiX
+            | Var::DerXiY => unreachable!("the FMI layer sets only parameters and inputs"),
         }
         if matches!(
             var,
@@ -1511,6 +1644,24 @@ impl ElastoGap {
         EVENT_INDICATORS.map(|indicator| match indicator {
             EventIndicator::Contact => distance_outside(self.law().contact_ends(), motion.s),
             EventIndicator::Kink => self.law().kink_indicator(motion.s, motion.v),
+            EventIndicator::StickSlip => match self.stiction_deformation_limit() {
+                Some(_) if self.contact_at_event => {
+                    slip_speed(self.inputs.v_t) - self.parameters.friction.v_s
+                }
+                _ => 1.0,
+            },
+            EventIndicator::StictionCircle => match self.stiction_deformation_limit() {
+                Some(delta) if self.sticking_at_event && self.contact_at_event => {
+                    let radius = slip_speed(self.stiction);
+                    let v = self.inputs.v_t;
+                    if self.on_stiction_circle && radius > 0.0 {
+                        (v[0] * self.stiction[0] + v[1] * self.stiction[1]) / radius
+                    } else {
+                        delta - radius
+                    }
+                }
+                _ => 1.0,
+            },
         })
     }
 
@@ -1523,6 +1674,8 @@ impl ElastoGap {
         for ((state, _), value) in STATES.iter().zip(states) {
             match state {
                 Var::ELoss => self.e_loss = *value,
+                Var::XiX => self.stiction[0] = *value,
+                Var::XiY => self.stiction[1] = *value,
                 other => unreachable!("{other:?} is not a continuous state"),
             }
         }
@@ -1536,6 +1689,51 @@ impl ElastoGap {
     /// Model Exchange: takes the values of the discrete variables at an event (or at the end of
     /// initialization). Returns whether the contact changed.
     pub fn update_at_event(&mut self) -> bool {
+        self.update_discrete_states().contact_changed
+    }
+
+    /// [`Self::update_at_event`], also telling whether the continuous states were set anew (the
+    /// stiction deformation: released out of contact, along the slip where slipping turns to
+    /// sticking, onto the circle where it reached it).
+    pub fn update_discrete_states(&mut self) -> EventUpdate {
+        let contact_changed = self.update_contact_at_event();
+        let before = (
+            self.stiction,
+            self.sticking_at_event,
+            self.on_stiction_circle,
+        );
+        match self.stiction_deformation_limit() {
+            Some(delta) if self.contact_at_event => {
+                let v = self.inputs.v_t;
+                let sticks = slip_speed(v) < self.parameters.friction.v_s;
+                if sticks && !self.sticking_at_event && !contact_changed {
+                    // From slipping: the deformation slipping left.
+                    self.stiction = self.parameters.friction.deformation_after_slip(v);
+                }
+                let radius = slip_speed(self.stiction);
+                let outward = v[0] * self.stiction[0] + v[1] * self.stiction[1] > 0.0;
+                self.on_stiction_circle = sticks && radius >= delta * (1.0 - 1e-9) && outward;
+                if self.on_stiction_circle {
+                    self.stiction = self.stiction.map(|x| x * delta / radius);
+                }
+                self.sticking_at_event = sticks;
+            }
+            _ => {
+                self.stiction = [0.0; 2];
+                self.sticking_at_event = false;
+                self.on_stiction_circle = false;
+            }
+        }
+        EventUpdate {
+            contact_changed,
+            states_changed: self.stiction != before.0,
+            modes_changed: (self.sticking_at_event, self.on_stiction_circle)
+                != (before.1, before.2),
+        }
+    }
+
+    /// The contact at an event; whether it changed.
+    fn update_contact_at_event(&mut self) -> bool {
         let motion = self.motion();
         let spring = &self.parameters.spring;
         // A solver reports a contact event at a located root, which may lie a rounding error on
@@ -1586,6 +1784,9 @@ impl ElastoGap {
         if input == Var::ELoss {
             let counts_e_loss = output == Var::ELoss || (output == Var::EPort && model_exchange);
             return if counts_e_loss { 1.0 } else { 0.0 };
+        }
+        if let Some(value) = self.stiction_partial(output, input) {
+            return value;
         }
         let motion = self.motion();
         let law = self.law();

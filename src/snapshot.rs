@@ -38,11 +38,12 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration.
 /// 14: the tangential plane: the slip velocity's and the mean tangential force's second
 /// components (y; the x ones in the slots of format 13's v_t and f_t_mean), the friction's
-/// stick-slip (maxStictionDeformation, the deformation, the tangential port's account), and the Gap
+/// stick-slip (maxStictionDeformation, Model Exchange's sticking and on-the-circle modes, the
+/// deformation, the tangential port's account), and the Gap
 /// Force's tangential dampers (d_x, d_y, n_x, n_y, preload_x, preload_y).
 const FORMAT_VERSION: u32 = 14;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 187;
+const FIELD_COUNT: usize = 189;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -347,6 +348,8 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visitor(&mut model.inputs.v_t[1]);
     visitor(&mut model.f_t_mean[1]);
     visitor(&mut model.parameters.friction.max_stiction_deformation);
+    visit_flag(visitor, &mut model.sticking_at_event);
+    visit_flag(visitor, &mut model.on_stiction_circle);
     for value in model
         .stiction
         .iter_mut()

@@ -71,6 +71,10 @@ pub enum Var {
     FTxMean,
     FTyMean,
     EPort,
+    XiX,
+    XiY,
+    DerXiX,
+    DerXiY,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -453,11 +457,25 @@ pub const VARIABLES: &[Variable] = &[
     // Model Exchange: the spring energy is a nonlinear function of the positions.
     variable!(EPort, "E_port", 61, Real, Output, Continuous, None, Some("J"), Rule::Any, ON_POSITIONS_SWITCHING,
         "Energy the bodies have given to the contact through its flanges (integral of f*v_rel). Co-simulation: measured, the sum over the steps of the force the master held times the relative displacement it reported (what it received before the last step; once a contact is over E_loss equals it). Model Exchange: E_loss plus the spring energy stored now against the start"),
+    // The friction's stiction deformation: Model Exchange's continuous states, co-simulation's
+    // state at the end of the last step.
+    variable!(XiX, "xi_x", 72, Real, Local, Continuous, None, Some("m"), Rule::Any, NO_DEPENDENCY,
+        "Stick-slip: the friction's tangential deformation along x (|xi| <= maxStictionDeformation; 0 without stick-slip or out of contact); a continuous state of Model Exchange"),
+    variable!(XiY, "xi_y", 73, Real, Local, Continuous, None, Some("m"), Rule::Any, NO_DEPENDENCY,
+        "Stick-slip: the friction's tangential deformation along y; a continuous state of Model Exchange"),
+    variable!(DerXiX, "der(xi_x)", 74, Real, Local, Continuous, None, Some("m/s"), Rule::Any, ON_MOTION_AND_V_T,
+        "Time derivative of xi_x: v_tx while sticking inside the circle, its part along the circle on it, 0 slipping or out of contact"),
+    variable!(DerXiY, "der(xi_y)", 75, Real, Local, Continuous, None, Some("m/s"), Rule::Any, ON_MOTION_AND_V_T,
+        "Time derivative of xi_y"),
 ];
 
 /// The continuous states of Model Exchange, each with the variable that is its time derivative, in
 /// the order of `fmi2GetContinuousStates` and `<Derivatives>`.
-pub const STATES: [(Var, Var); 1] = [(Var::ELoss, Var::DerELoss)];
+pub const STATES: [(Var, Var); 3] = [
+    (Var::ELoss, Var::DerELoss),
+    (Var::XiX, Var::DerXiX),
+    (Var::XiY, Var::DerXiY),
+];
 
 /// The event indicators of Model Exchange, in the order of `fmi2GetEventIndicators`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -470,9 +488,21 @@ pub enum EventIndicator {
     /// ElastoGap `|d*v_rel| + f_c`, positive where the damper force is bounded by the spring force;
     /// it only touches 0 where v_rel = 0 outside contact, so free flight raises no events.
     Kink,
+    /// Stick–slip (friction with `maxStictionDeformation` > 0, in contact): `|v_t| - v_s`, which
+    /// falls through 0 where the contact sticks and rises through it where it slips; 1 otherwise.
+    StickSlip,
+    /// Sticking: `delta - |xi|` inside the stiction circle (0 where the deformation reaches it);
+    /// on it, the slip's outward part `v_t.xi/|xi|`, which falls through 0 where the deformation
+    /// leaves it; 1 otherwise.
+    StictionCircle,
 }
 
-pub const EVENT_INDICATORS: [EventIndicator; 2] = [EventIndicator::Contact, EventIndicator::Kink];
+pub const EVENT_INDICATORS: [EventIndicator; 4] = [
+    EventIndicator::Contact,
+    EventIndicator::Kink,
+    EventIndicator::StickSlip,
+    EventIndicator::StictionCircle,
+];
 
 /// How many inputs the interface has.
 pub const INPUT_COUNT: usize = {

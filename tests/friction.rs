@@ -874,3 +874,129 @@ fn the_sticking_contact_never_returns_more_than_its_tangential_port_received() {
     assert!(least_after.abs() <= 1e-12, "{least_after}");
     assert!(received > 1e-3, "{received}");
 }
+
+impl Oscillator {
+    /// As Model Exchange: the block and the FMU's continuous states (`E_loss` and the stiction
+    /// deformation) advanced together by RK4 at `dt`, the FMU's event indicators watched after
+    /// every step, a sign change located by bisection on the step to 1e-12 s and the FMU taken
+    /// through Event Mode there. Returns the slip onsets (the stick–slip indicator rising
+    /// through 0) and the pull at each.
+    fn model_exchange(&self, fmu: &std::sync::Arc<Fmu>, dt: f64, duration: f64) -> Vec<(f64, f64)> {
+        let mut gap = ready(fmu, fmi2::fmi2Type_fmi2ModelExchange, &self.parameters());
+        let md = &fmu.model_description;
+        let v_tx = md.vr("v_tx", VarType::Real);
+        let f_tx = md.vr("f_tx", VarType::Real);
+        let indicators = md.number_of_event_indicators;
+        let stick_slip = 2;
+        assert_eq!(
+            gap.set_real_by_name("flange_b.s", -self.normal / C),
+            Status::Ok
+        );
+        let event = |gap: &mut Instance| {
+            let (status, info) = gap.new_discrete_states();
+            assert_eq!(status, Status::Ok, "{:?}", gap.logs());
+            assert_eq!(gap.enter_continuous_time_mode(), Status::Ok);
+            info.valuesOfContinuousStatesChanged != 0
+        };
+        event(&mut gap);
+        // y = [x, v, E_loss, xi_x, xi_y]
+        let (status, states) = gap.get_continuous_states(3);
+        assert_eq!(status, Status::Ok);
+        let mut y = [0.0, 0.0, states[0], states[1], states[2]];
+        let set = |gap: &mut Instance, t: f64, y: &[f64; 5]| {
+            assert_eq!(gap.set_time(t), Status::Ok);
+            assert_eq!(gap.set_continuous_states(&y[2..]), Status::Ok);
+            assert_eq!(gap.set_real(&[v_tx], &[y[1]]), Status::Ok);
+        };
+        let rates = |gap: &mut Instance, t: f64, y: [f64; 5]| -> [f64; 5] {
+            set(gap, t, &y);
+            let (status, derivatives) = gap.get_derivatives(3);
+            assert_eq!(status, Status::Ok);
+            let (status, friction) = gap.get_real(&[f_tx]);
+            assert_eq!(status, Status::Ok);
+            let a = (self.pull_at(t, y[0]) - friction[0]) / self.mass;
+            [y[1], a, derivatives[0], derivatives[1], derivatives[2]]
+        };
+        let step = |gap: &mut Instance, t: f64, y: [f64; 5], h: f64| {
+            let shifted = |y: [f64; 5], k: [f64; 5], by: f64| -> [f64; 5] {
+                std::array::from_fn(|i| y[i] + by * k[i])
+            };
+            let k1 = rates(gap, t, y);
+            let k2 = rates(gap, t + 0.5 * h, shifted(y, k1, 0.5 * h));
+            let k3 = rates(gap, t + 0.5 * h, shifted(y, k2, 0.5 * h));
+            let k4 = rates(gap, t + h, shifted(y, k3, h));
+            let next: [f64; 5] = std::array::from_fn(|i| {
+                y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            });
+            next
+        };
+        let read_indicators = |gap: &mut Instance, t: f64, y: &[f64; 5]| {
+            set(gap, t, y);
+            let (status, z) = gap.get_event_indicators(indicators);
+            assert_eq!(status, Status::Ok);
+            z
+        };
+        let crossed = |before: &[f64], after: &[f64]| {
+            before
+                .iter()
+                .zip(after)
+                .position(|(b, a)| (*b > 0.0) != (*a > 0.0))
+        };
+        let mut t = 0.0;
+        let mut z = read_indicators(&mut gap, t, &y);
+        let mut onsets = Vec::new();
+        while t < duration {
+            let next = step(&mut gap, t, y, dt);
+            let z_next = read_indicators(&mut gap, t + dt, &next);
+            if crossed(&z, &z_next).is_none() {
+                (t, y, z) = (t + dt, next, z_next);
+                let (status, _, _) = gap.completed_integrator_step(true);
+                assert_eq!(status, Status::Ok);
+                continue;
+            }
+            let (mut inside, mut outside) = (0.0, dt);
+            while outside - inside > 1e-12 {
+                let middle = 0.5 * (inside + outside);
+                let at = step(&mut gap, t, y, middle);
+                if crossed(&z, &read_indicators(&mut gap, t + middle, &at)).is_some() {
+                    outside = middle;
+                } else {
+                    inside = middle;
+                }
+            }
+            let at = step(&mut gap, t, y, outside);
+            let z_at = read_indicators(&mut gap, t + outside, &at);
+            let which = crossed(&z, &z_at);
+            (t, y) = (t + outside, at);
+            if which == Some(stick_slip) && z_at[stick_slip] > 0.0 {
+                onsets.push((t, self.pull_at(t, y[0])));
+            }
+            set(&mut gap, t, &y);
+            assert_eq!(gap.enter_event_mode(), Status::Ok);
+            if event(&mut gap) {
+                let (status, states) = gap.get_continuous_states(3);
+                assert_eq!(status, Status::Ok);
+                y[2..].copy_from_slice(&states);
+            }
+            z = read_indicators(&mut gap, t, &y);
+        }
+        onsets
+    }
+}
+
+#[test]
+fn as_model_exchange_the_stick_slip_oscillator_slips_with_the_located_reference() {
+    let fmu = Fmu::load_default();
+    let duration = 6.0;
+    let reference = OSCILLATOR.reference(duration);
+    let period = reference[2].0 - reference[1].0;
+    let run = OSCILLATOR.model_exchange(&fmu, 2e-5, duration);
+    println!("Model Exchange slip onsets {run:?}\nreference {reference:?}");
+    assert_eq!(run.len(), reference.len(), "{run:?} against {reference:?}");
+    for ((at, pull), (me_at, me_pull)) in reference.iter().zip(&run) {
+        assert!(
+            (me_at - at).abs() <= 0.01 * period && (me_pull - pull).abs() <= 0.01 * pull,
+            "onset at {me_at} s, pull {me_pull} N, against {at} s, {pull} N (period {period} s)"
+        );
+    }
+}

@@ -170,10 +170,10 @@ fn outputs_are_functions_of_the_inputs_and_contact_changes_only_at_events() {
                     "s_rel = {s_rel}, v_rel = {v_rel}: got {got:?}, law {want:?}"
                 );
             }
-            let (status, dx) = inst.get_derivatives(1);
+            let (status, dx) = inst.get_derivatives(3);
             assert_eq!(status, Status::Ok);
             assert_eq!(dx[0], got[5], "fmi2GetDerivatives is der(E_loss)");
-            let (status, z) = inst.get_event_indicators(2);
+            let (status, z) = inst.get_event_indicators(4);
             assert_eq!(status, Status::Ok);
             // The FMU sees s_rel as flange_b.s - flange_a.s, rounded as set_motion's inputs are.
             assert_eq!(z[0], (0.3 + s_rel) - 0.3 - S_REL0, "contact indicator");
@@ -224,14 +224,15 @@ fn outputs_are_functions_of_the_inputs_and_contact_changes_only_at_events() {
 fn the_state_is_the_importers_and_directional_derivatives_match_finite_differences() {
     let fmu = Fmu::load_default();
     let mut inst = running(&fmu, "me");
-    let (status, x) = inst.get_continuous_states(1);
-    assert_eq!((status, x[0]), (Status::Ok, 0.0));
-    let (status, nominal) = inst.get_nominals_of_continuous_states(1);
-    assert_eq!((status, nominal[0]), (Status::Ok, 1.0));
-    assert_eq!(inst.set_continuous_states(&[2.5]), Status::Ok);
+    // E_loss, then the stiction deformation (0 without stick-slip).
+    let (status, x) = inst.get_continuous_states(3);
+    assert_eq!((status, x), (Status::Ok, vec![0.0; 3]));
+    let (status, nominal) = inst.get_nominals_of_continuous_states(3);
+    assert_eq!((status, nominal), (Status::Ok, vec![1.0; 3]));
+    assert_eq!(inst.set_continuous_states(&[2.5, 0.0, 0.0]), Status::Ok);
     assert_eq!(inst.real("E_loss"), 2.5);
     assert_eq!(inst.set_time(0.125), Status::Ok);
-    let (status, x) = inst.get_continuous_states(1);
+    let (status, x) = inst.get_continuous_states(3);
     assert_eq!((status, x[0]), (Status::Ok, 2.5));
 
     let md = fmu.model_description.clone();
@@ -256,7 +257,10 @@ fn the_state_is_the_importers_and_directional_derivatives_match_finite_differenc
             let (_, current) = inst.get_real(&[vr(known)]);
             let perturbed = current[0] + h;
             if known == "E_loss" {
-                assert_eq!(inst.set_continuous_states(&[perturbed]), Status::Ok);
+                assert_eq!(
+                    inst.set_continuous_states(&[perturbed, 0.0, 0.0]),
+                    Status::Ok
+                );
             } else {
                 assert_eq!(inst.set_real(&[vr(known)], &[perturbed]), Status::Ok);
             }
@@ -269,7 +273,10 @@ fn the_state_is_the_importers_and_directional_derivatives_match_finite_differenc
                 );
             }
             if known == "E_loss" {
-                assert_eq!(inst.set_continuous_states(&[current[0]]), Status::Ok);
+                assert_eq!(
+                    inst.set_continuous_states(&[current[0], 0.0, 0.0]),
+                    Status::Ok
+                );
             } else {
                 assert_eq!(inst.set_real(&[vr(known)], &[current[0]]), Status::Ok);
             }
@@ -310,13 +317,13 @@ fn each_interface_refuses_the_others_calls_and_states() {
     // Model Exchange's own state machine: no derivatives before initialization, no continuous
     // states outside Continuous-Time Mode, no tunable parameters there either.
     let mut fresh = me_instance(&fmu, "fresh");
-    assert_eq!(fresh.get_derivatives(1).0, Status::Error);
+    assert_eq!(fresh.get_derivatives(3).0, Status::Error);
     let mut fresh = me_instance(&fmu, "fresh2");
     assert_eq!(fresh.setup_experiment(None, 0.0, None), Status::Ok);
     assert_eq!(fresh.enter_initialization_mode(), Status::Ok);
     assert_eq!(fresh.exit_initialization_mode(), Status::Ok);
     assert_eq!(
-        fresh.set_continuous_states(&[1.0]),
+        fresh.set_continuous_states(&[1.0, 0.0, 0.0]),
         Status::Error,
         "Event Mode"
     );
@@ -324,9 +331,12 @@ fn each_interface_refuses_the_others_calls_and_states() {
     assert_eq!(ct.set_real_by_name("d", 5.0), Status::Error);
     assert!(ct.logs().last().unwrap().message.contains("Event Mode"));
     let mut ct = running(&fmu, "ct2");
-    assert_eq!(ct.get_event_indicators(3).0, Status::Error, "wrong ni");
+    assert_eq!(ct.get_event_indicators(5).0, Status::Error, "wrong ni");
     let mut ct = running(&fmu, "ct3");
-    assert_eq!(ct.set_continuous_states(&[f64::NAN]), Status::Error);
+    assert_eq!(
+        ct.set_continuous_states(&[f64::NAN, 0.0, 0.0]),
+        Status::Error
+    );
 
     // A state of one interface is not restored into the other.
     let mut cs_state = FmuState::null();
@@ -352,7 +362,7 @@ fn fmu_state_of_a_model_exchange_instance_restores_everything() {
     let fmu = Fmu::load_default();
     let mut inst = running(&fmu, "me");
     set_motion(&mut inst, 0.004, -0.5);
-    assert_eq!(inst.set_continuous_states(&[0.75]), Status::Ok);
+    assert_eq!(inst.set_continuous_states(&[0.75, 0.0, 0.0]), Status::Ok);
     assert_eq!(inst.enter_event_mode(), Status::Ok);
     assert_eq!(inst.new_discrete_states().0, Status::Ok);
     assert_eq!(inst.enter_continuous_time_mode(), Status::Ok);
@@ -364,7 +374,7 @@ fn fmu_state_of_a_model_exchange_instance_restores_everything() {
     assert_eq!(status, Status::Ok);
 
     set_motion(&mut inst, 0.02, 1.0);
-    assert_eq!(inst.set_continuous_states(&[9.0]), Status::Ok);
+    assert_eq!(inst.set_continuous_states(&[9.0, 0.0, 0.0]), Status::Ok);
     assert_eq!(inst.enter_event_mode(), Status::Ok);
     assert_eq!(inst.new_discrete_states().0, Status::Ok);
     assert!(!inst.boolean("contact"));

@@ -206,8 +206,9 @@ fn model_exchange_right_hand_sides_and_events_do_not_allocate() {
 
         let inputs = [vr(Var::FlangeBS), vr(Var::FlangeBV)];
         let outputs = [vr(Var::F), vr(Var::LossPower)];
-        let (mut values, mut derivative, mut indicators) = ([0.0; 2], [0.0; 1], [0.0; 2]);
-        let mut last_indicators = [1.0; 2];
+        // E_loss and the stiction deformation (0 here); four event indicators.
+        let (mut values, mut derivative, mut indicators) = ([0.0; 2], [0.0; 3], [0.0; 4]);
+        let mut last_indicators = [1.0; 4];
         let (mut enter_event_mode, mut terminate) = (0, 0);
         let h = 1e-4;
         let before = allocations();
@@ -216,11 +217,14 @@ fn model_exchange_right_hand_sides_and_events_do_not_allocate() {
         let mut events = 0;
         for k in 0..20_000 {
             assert_eq!(fmi2SetTime(c, k as f64 * h), 0);
-            assert_eq!(fmi2SetContinuousStates(c, [e_loss].as_ptr(), 1), 0);
+            assert_eq!(
+                fmi2SetContinuousStates(c, [e_loss, 0.0, 0.0].as_ptr(), 3),
+                0
+            );
             assert_eq!(fmi2SetReal(c, inputs.as_ptr(), 2, [x, v].as_ptr()), 0);
             assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 2, values.as_mut_ptr()), 0);
-            assert_eq!(fmi2GetDerivatives(c, derivative.as_mut_ptr(), 1), 0);
-            assert_eq!(fmi2GetEventIndicators(c, indicators.as_mut_ptr(), 2), 0);
+            assert_eq!(fmi2GetDerivatives(c, derivative.as_mut_ptr(), 3), 0);
+            assert_eq!(fmi2GetEventIndicators(c, indicators.as_mut_ptr(), 4), 0);
             if (indicators[0] > 0.0) != (last_indicators[0] > 0.0) {
                 assert_eq!(fmi2EnterEventMode(c), 0);
                 assert_eq!(fmi2NewDiscreteStates(c, &mut info), 0);

@@ -609,20 +609,29 @@ impl Instance {
     }
 
     /// Checks an fmi2EventInfo filled with fmi2OK, then the outputs of the event: the model has no
-    /// discrete state that feeds back, no state jumps and no time events, so one pass settles it,
-    /// and `contact` now follows the motion.
+    /// discrete state that feeds back and no time events, so one pass settles it, and `contact`
+    /// now follows the motion. Only stick-slip's deformation may jump (set along the slip where
+    /// slipping turns to sticking, onto the circle, or released out of contact): then it is
+    /// within the circle, or 0 out of contact.
     pub fn check_event(&self, context: &str, info: &fmi2EventInfo) {
         let flags = [
             info.newDiscreteStatesNeeded,
             info.terminateSimulation,
             info.nominalsOfContinuousStatesChanged,
-            info.valuesOfContinuousStatesChanged,
             info.nextEventTimeDefined,
         ];
         assert!(
             flags.iter().all(|flag| *flag == 0),
             "{context}: fmi2NewDiscreteStates returned fmi2OK with the flags {flags:?} (all must be fmi2False)"
         );
+        if info.valuesOfContinuousStatesChanged != 0 {
+            let delta = self.get_real(Var::MaxStictionDeformation).unwrap_or(0.0);
+            let xi = [Var::XiX, Var::XiY].map(|var| self.get_real(var).unwrap_or(f64::NAN));
+            assert!(
+                delta > 0.0 && xi[0].hypot(xi[1]) <= delta * (1.0 + 1e-12),
+                "{context}: the states jumped to a stiction deformation {xi:?} (maxStictionDeformation {delta})"
+            );
+        }
         self.check_outputs_where(context, true);
     }
 }

@@ -59,7 +59,8 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(
 ) -> fmi2Status {
     run(c, Call::NewDiscreteStates, |instance| {
         let info = out(fmi2eventInfo, "fmi2eventInfo")?;
-        let contact_changed = instance.model.update_at_event();
+        let update = instance.model.update_discrete_states();
+        let contact_changed = update.contact_changed;
         if contact_changed && instance.logger.is_enabled(Category::Events) {
             let message = format!(
                 "contact {} at t = {:.17}",
@@ -72,9 +73,12 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(
             );
             instance.logger.log(OK, Category::Events, &message);
         }
-        // No discrete state feeds back into the equations, so one pass settles the event; no
-        // state jumps and no time events.
-        *info = fmi2EventInfo::default();
+        // One pass settles the event (the stick–slip modes follow from the state it leaves);
+        // the stiction deformation may jump; no time events.
+        *info = fmi2EventInfo {
+            valuesOfContinuousStatesChanged: i32::from(update.states_changed),
+            ..fmi2EventInfo::default()
+        };
         Ok(())
     })
 }

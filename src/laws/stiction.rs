@@ -68,6 +68,23 @@ impl Friction {
     }
 }
 
+impl Friction {
+    /// The sticking force's slopes by the deformation, `d f_t[i] / d xi[j]` (the spring's
+    /// stiffness `mu_s*|f|/delta`; where `f_t_max` bounds it, only the turning across `xi`).
+    pub fn stick_force_by_deformation(&self, f: f64, xi: [f64; 2]) -> [[f64; 2]; 2] {
+        let stiffness = self.mu_s * f.abs() / self.max_stiction_deformation;
+        let radius = slip_speed(xi);
+        if self.f_t_max > 0.0 && stiffness * radius > self.f_t_max {
+            let n = xi.map(|x| x / radius);
+            let across = self.f_t_max / radius;
+            return std::array::from_fn(|i| {
+                std::array::from_fn(|j| across * (f64::from(u8::from(i == j)) - n[i] * n[j]))
+            });
+        }
+        [[stiffness, 0.0], [0.0, stiffness]]
+    }
+}
+
 /// Whether `xi` lies on the circle `|xi| = delta` (to rounding).
 fn on_circle(xi: [f64; 2], delta: f64) -> bool {
     slip_speed(xi) >= delta * (1.0 - 1e-12)

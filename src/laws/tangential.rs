@@ -91,16 +91,17 @@ impl Tangential {
         !matches!(self, Tangential::None)
     }
 
-    /// The force at the normal law's values `forces` (0 out of contact), the slip `v_t` and the
-    /// stiction deformation `xi` (a sticking contact's friction is its spring).
-    pub fn force(&self, forces: &Forces, v_t: [f64; 2], xi: [f64; 2]) -> PlaneForce {
+    /// The force at the normal law's values `forces` (0 out of contact) and the slip `v_t`;
+    /// `sticking`: the contact sticks with the stiction deformation it holds (its friction is
+    /// then that deformation's spring).
+    pub fn force(&self, forces: &Forces, v_t: [f64; 2], sticking: Option<[f64; 2]>) -> PlaneForce {
         match self {
             Tangential::None => PlaneForce::default(),
             _ if !forces.contact => PlaneForce::default(),
-            Tangential::Friction(friction) if friction.sticks(v_t) => {
-                friction.stick_force(forces.f, xi, v_t)
-            }
-            Tangential::Friction(friction) => friction.force_in_plane(forces.f, v_t),
+            Tangential::Friction(friction) => match sticking {
+                Some(xi) => friction.stick_force(forces.f, xi, v_t),
+                None => friction.force_in_plane(forces.f, v_t),
+            },
             Tangential::GapDampers(dampers) => dampers.force(v_t),
         }
     }
@@ -226,7 +227,7 @@ mod tests {
         });
         let free = Forces::default();
         assert_eq!(
-            dampers.force(&free, [1.0, 1.0], [0.0; 2]),
+            dampers.force(&free, [1.0, 1.0], None),
             PlaneForce::default()
         );
         assert_eq!(dampers.pass_rate(&free, 1.0), 0.0);

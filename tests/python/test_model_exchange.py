@@ -132,9 +132,11 @@ def test_model_description_declares_model_exchange(me_fmu_path):
     assert md.modelExchange is not None and md.coSimulation is not None
     assert md.modelExchange.modelIdentifier == md.coSimulation.modelIdentifier
     states = [v for v in md.modelVariables if v.derivative is not None]
-    assert [v.derivative.name for v in states] == ["E_loss"]
-    # Contact start/end and the damper's two switches (linear <-> bounded) need at least two.
-    assert md.numberOfEventIndicators >= 2
+    # E_loss, and the friction's stiction deformation (stick-slip).
+    assert [v.derivative.name for v in states] == ["E_loss", "xi_x", "xi_y"]
+    # Contact start/end and the damper's two switches (linear <-> bounded), then stick/slip and
+    # the stiction circle.
+    assert md.numberOfEventIndicators == 4
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -237,7 +239,9 @@ def test_state_derivative_is_loss_power_at_the_inputs_set(me_fmu_path, name):
             inputs = dict(zip(INPUTS, map(float, inputs)))
         elif line.startswith("fmi2GetDerivatives("):
             assert line.endswith("-> OK"), line
-            (derivative,) = map(float, re.search(r"derivatives=\[([^\]]*)\]", line)[1].split(","))
+            # der(E_loss), then the stiction deformation's (0: no friction here).
+            derivative, *stiction = map(float, re.search(r"derivatives=\[([^\]]*)\]", line)[1].split(","))
+            assert stiction == [0.0, 0.0], line
             s_rel = inputs["flange_b.s"] - inputs["flange_a.s"]
             v_rel = inputs["flange_b.v"] - inputs["flange_a.v"]
             checked.append((s_rel, v_rel, derivative))

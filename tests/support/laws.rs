@@ -318,7 +318,8 @@ impl MeBody {
     fn set_point(&mut self, t: f64, y: [f64; 3]) -> Result<(), String> {
         ok_or(self.gap.set_time(t), "fmi2SetTime")?;
         ok_or(
-            self.gap.set_continuous_states(&[y[2]]),
+            // The stiction deformation stays 0: these laws run without stick-slip.
+            self.gap.set_continuous_states(&[y[2], 0.0, 0.0]),
             "fmi2SetContinuousStates",
         )?;
         ok_or(
@@ -331,7 +332,7 @@ impl MeBody {
         self.set_point(t, y)?;
         let (status, force) = self.gap.get_real(&[self.f]);
         ok_or(status, "fmi2GetReal(f)")?;
-        let (status, derivative) = self.gap.get_derivatives(1);
+        let (status, derivative) = self.gap.get_derivatives(3);
         ok_or(status, "fmi2GetDerivatives")?;
         Ok([y[1], -force[0] / self.mass, derivative[0]])
     }

@@ -97,7 +97,8 @@ impl MeGap {
     ) -> Result<(), String> {
         let s = self.instance.set_time(t);
         check(s, "fmi2SetTime", &self.instance)?;
-        let s = self.instance.set_continuous_states(&[e_loss]);
+        // E_loss; the stiction deformation stays 0 (no friction in the example).
+        let s = self.instance.set_continuous_states(&[e_loss, 0.0, 0.0]);
         check(s, "fmi2SetContinuousStates", &self.instance)?;
         self.set_inputs(a, b)
     }
@@ -106,7 +107,7 @@ impl MeGap {
     fn force_and_derivative(&mut self) -> Result<(f64, f64), String> {
         let (s, f) = self.instance.get_real(&self.outputs[..1]);
         check(s, "fmi2GetReal(f)", &self.instance)?;
-        let (s, dx) = self.instance.get_derivatives(1);
+        let (s, dx) = self.instance.get_derivatives(3);
         check(s, "fmi2GetDerivatives", &self.instance)?;
         Ok((f[0], dx[0]))
     }
@@ -314,7 +315,7 @@ pub fn run(fmu: &Arc<Fmu>, options: &DemoOptions) -> Result<(DemoRun, Integratio
         gap.handle_event(false)?;
     }
     for (k, gap) in system.gaps.iter_mut().enumerate() {
-        let (s, x) = gap.instance.get_continuous_states(1);
+        let (s, x) = gap.instance.get_continuous_states(3);
         check(s, "fmi2GetContinuousStates", &gap.instance)?;
         y[4 + k] = x[0];
     }
