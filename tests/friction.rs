@@ -1000,3 +1000,86 @@ fn as_model_exchange_the_stick_slip_oscillator_slips_with_the_located_reference(
         );
     }
 }
+
+#[test]
+fn the_stiction_states_have_the_directional_derivatives_of_their_differences() {
+    // Model Exchange, sticking: inside the circle and on it (the slip pushing out), the sticking
+    // force, lossPower and the deformation's rate by the slip and by the deformation itself.
+    let fmu = Fmu::load_default();
+    let delta = 1e-4;
+    let mut gap = ready(&fmu, fmi2::fmi2Type_fmi2ModelExchange, &sticking(delta));
+    let md = &fmu.model_description;
+    let vr = |name: &str| md.vr(name, VarType::Real);
+    let outputs = ["f_tx", "f_ty", "lossPower", "der(xi_x)", "der(xi_y)"].map(vr);
+    let (slip, deformation) = ([vr("v_tx"), vr("v_ty")], [vr("xi_x"), vr("xi_y")]);
+    assert_eq!(gap.set_real_by_name("flange_b.s", -2e-3), Status::Ok);
+    assert_eq!(gap.new_discrete_states().0, Status::Ok);
+    assert_eq!(gap.enter_continuous_time_mode(), Status::Ok);
+    for (xi, v_t) in [
+        ([3e-5, -2e-5], [2e-3, 1e-3]),
+        ([6e-5, 8e-5], [1e-3, 4e-3]),
+        ([-1e-4, 0.0], [-3e-3, 2e-3]),
+    ] {
+        // Through Event Mode, so that the modes are those of this point.
+        assert_eq!(gap.set_continuous_states(&[0.0, xi[0], xi[1]]), Status::Ok);
+        assert_eq!(gap.set_real(&slip, &v_t), Status::Ok);
+        assert_eq!(gap.enter_event_mode(), Status::Ok);
+        assert_eq!(gap.new_discrete_states().0, Status::Ok);
+        assert_eq!(gap.enter_continuous_time_mode(), Status::Ok);
+        let on_circle = xi[0].hypot(xi[1]) >= delta * (1.0 - 1e-12);
+        let read = |gap: &mut Instance, v: [f64; 2], x: [f64; 2]| {
+            assert_eq!(gap.set_real(&slip, &v), Status::Ok);
+            assert_eq!(gap.set_continuous_states(&[0.0, x[0], x[1]]), Status::Ok);
+            let (status, values) = gap.get_real(&outputs);
+            assert_eq!(status, Status::Ok);
+            values
+        };
+        for (k, known) in slip.into_iter().chain(deformation).enumerate() {
+            let step = if k < 2 { 1e-7 } else { 1e-9 };
+            let (mut v_up, mut v_down, mut x_up, mut x_down) = (v_t, v_t, xi, xi);
+            if k < 2 {
+                v_up[k] += step;
+                v_down[k] -= step;
+            } else {
+                x_up[k - 2] += step;
+                x_down[k - 2] -= step;
+            }
+            let numeric: Vec<f64> = read(&mut gap, v_up, x_up)
+                .iter()
+                .zip(read(&mut gap, v_down, x_down))
+                .map(|(a, b)| (a - b) / (2.0 * step))
+                .collect();
+            read(&mut gap, v_t, xi);
+            let (status, analytic) = gap.get_directional_derivative(&outputs, &[known], &[1.0]);
+            assert_eq!(status, Status::Ok);
+            // On the circle the force and its power are bounded outward by the circle: their
+            // slopes by the deformation are one-sided there, and a central difference halves
+            // the radial one. The deformation's rate is smooth on it.
+            let compared = if on_circle && k >= 2 { 3 } else { 0 };
+            for (a, b) in analytic.iter().zip(&numeric).skip(compared) {
+                assert!(
+                    (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0),
+                    "xi = {xi:?}, v_t = {v_t:?}, by vr {known}: {analytic:?} against {numeric:?}"
+                );
+            }
+        }
+        // On the circle the slip's outward part is dropped from the rate.
+        let (status, rate) = gap.get_real(&outputs[3..]);
+        assert_eq!(status, Status::Ok);
+        let outward = (v_t[0] * xi[0] + v_t[1] * xi[1]) / delta;
+        let expected = if on_circle && outward > 0.0 {
+            [
+                v_t[0] - outward * xi[0] / delta,
+                v_t[1] - outward * xi[1] / delta,
+            ]
+        } else {
+            v_t
+        };
+        for (got, want) in rate.iter().zip(expected) {
+            assert!(
+                (got - want).abs() <= 1e-15,
+                "xi = {xi:?}: rate {rate:?} against {expected:?}"
+            );
+        }
+    }
+}
