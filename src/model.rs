@@ -569,7 +569,15 @@ impl ElastoGap {
         }
         let v = self.inputs.v_t;
         let radius = slip_speed(self.stiction);
-        if self.on_stiction_circle && radius > 0.0 {
+        // Model Exchange knows from its last event whether the deformation is on the circle;
+        // co-simulation's step leaves it there or inside.
+        let on_circle = match self.interface {
+            Interface::ModelExchange => self.on_stiction_circle,
+            Interface::CoSimulation => {
+                radius >= self.parameters.friction.max_stiction_deformation * (1.0 - 1e-12)
+            }
+        };
+        if on_circle && radius > 0.0 {
             let n = self.stiction.map(|x| x / radius);
             let outward = v[0] * n[0] + v[1] * n[1];
             if outward > 0.0 {
@@ -1866,12 +1874,23 @@ impl ElastoGap {
         let law = self.law();
         let partials = law.partials(motion.s, motion.v);
         let along = |ds: f64, dv: f64| ds * motion.v + dv * motion.a;
-        // v_t is held over a step: the tangential force changes with |f| alone.
+        // v_t is held over a step: the tangential force changes with |f|, and a sticking one with
+        // the deformation the slip moves too.
         let forces = law.evaluate(motion.s, motion.v);
         let tangential = self.tangential_force(&forces);
         let normal_rate =
             if forces.f < 0.0 { -1.0 } else { 1.0 } * along(partials.f_ds(), partials.f_dv());
-        let f_t_rate = tangential.by_normal.map(|slope| slope * normal_rate);
+        let mut f_t_rate = tangential.by_normal.map(|slope| slope * normal_rate);
+        if self.sticking() && forces.contact {
+            let by = self
+                .parameters
+                .friction
+                .stick_force_by_deformation(forces.f, self.stiction);
+            let rate = self.stiction_rate();
+            for (i, row) in by.iter().enumerate() {
+                f_t_rate[i] += row[0] * rate[0] + row[1] * rate[1];
+            }
+        }
         Some(match output {
             Var::F => along(partials.f_ds(), partials.f_dv()),
             Var::SRel => motion.v,

@@ -629,6 +629,21 @@ fn a_sticking_contact_creeps_at_most_the_stiction_deformation_and_then_holds() {
             (now - expected_now).abs() <= 1e-9 * expected_now,
             "t = {end}: f_tx {now} against {expected_now}"
         );
+        // Over the coming step, the slip held: the spring's rate while the deformation grows,
+        // none once it is on the circle or the slip stopped.
+        let f_tx = gap.vr("f_tx", VarType::Real);
+        let (status, rate) = gap.get_real_output_derivatives(&[f_tx], &[1]);
+        assert_eq!(status, Status::Ok);
+        let expected_rate = if v * end < delta * (1.0 - 1e-9) && end < 0.15 - 1e-12 {
+            spring * v
+        } else {
+            0.0
+        };
+        assert!(
+            (rate[0] - expected_rate).abs() <= 1e-9 * spring * v,
+            "t = {end}: d f_tx/dt {} against {expected_rate}",
+            rate[0]
+        );
         assert_eq!(gap.real("f_ty"), 0.0);
     }
     // Dissipated only while sliding on the circle, from 0.1 s to 0.15 s.
