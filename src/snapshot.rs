@@ -518,6 +518,17 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     model
         .check_parameter_relations()
         .map_err(|violation| format!("the serialized state is corrupt: {violation}"))?;
+    // The stiction deformation lies in its circle (0 without stick-slip), and the tangential
+    // port dissipated no more than it received: restored outside, the next event would move the
+    // state where no motion took it (found by fuzz/deserialize_state).
+    let delta = model.parameters.friction.max_stiction_deformation;
+    let [received, dissipated] = model.tangential_account;
+    let deformation = crate::laws::slip_speed(model.stiction);
+    if deformation > delta * (1.0 + 1e-9) || dissipated < 0.0 || dissipated > received {
+        return Err(
+            "the serialized state is corrupt (the stiction deformation lies outside its circle, or the tangential port's account is not one)".into(),
+        );
+    }
     let fingerprint =
         ((values[FINGERPRINT_SLOTS[0]] as u64) << 32) | values[FINGERPRINT_SLOTS[1]] as u64;
     Ok((model, fingerprint))
@@ -597,5 +608,27 @@ mod tests {
         empty.parameters.options.range_max = -0.3;
         write(&empty, &mut bytes).expect("a finite state");
         assert!(read(&bytes).unwrap_err().contains("rangeMax = -0.3"));
+    }
+
+    #[test]
+    fn a_stiction_deformation_outside_its_circle_is_refused() {
+        let mut model = ElastoGap::new(Interface::ModelExchange, 0.0);
+        let mut bytes = [0u8; SERIALIZED_SIZE];
+        // Without stick-slip the deformation is 0 (a state the fuzzer wrote had 1e-3).
+        model.stiction = [1e-3, 0.0];
+        write(&model, &mut bytes).expect("a finite state");
+        assert!(read(&bytes).unwrap_err().contains("stiction deformation"));
+        // With it, inside the circle; a port that dissipated more than it received is no account.
+        model.parameters.friction.law = 2;
+        model.parameters.friction.max_stiction_deformation = 2e-3;
+        write(&model, &mut bytes).expect("a finite state");
+        assert!(read(&bytes).is_ok());
+        model.stiction = [2e-3, 1e-3];
+        write(&model, &mut bytes).expect("a finite state");
+        assert!(read(&bytes).is_err());
+        model.stiction = [0.0; 2];
+        model.tangential_account = [1.0, 2.0];
+        write(&model, &mut bytes).expect("a finite state");
+        assert!(read(&bytes).is_err());
     }
 }
