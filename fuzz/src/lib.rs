@@ -470,15 +470,25 @@ impl Instance {
     /// Friction opposes the slip in the tangential plane, along it, and keeps to its bound.
     fn check_friction(context: &str, f_t: [f64; 2], v_t: [f64; 2], f_t_max: f64) {
         let magnitude = f_t[0].hypot(f_t[1]);
-        assert!(
-            f_t[0] * v_t[0] + f_t[1] * v_t[1] >= 0.0,
-            "{context}: f_t = {f_t:?} drives v_t = {v_t:?}"
-        );
-        let across = f_t[0] * v_t[1] - f_t[1] * v_t[0];
-        assert!(
-            across.abs() <= 1e-9 * magnitude * v_t[0].hypot(v_t[1]),
-            "{context}: f_t = {f_t:?} not along v_t = {v_t:?}"
-        );
+        // Compared as directions, scaled first: slips near the largest double overflow products.
+        let direction = |x: [f64; 2]| {
+            let largest = x[0].abs().max(x[1].abs());
+            let scaled = x.map(|c| c / largest);
+            let norm = scaled[0].hypot(scaled[1]);
+            scaled.map(|c| c / norm)
+        };
+        if magnitude > 0.0 && v_t != [0.0, 0.0] {
+            let (force, slip) = (direction(f_t), direction(v_t));
+            assert!(
+                force[0] * slip[0] + force[1] * slip[1] >= 0.0,
+                "{context}: f_t = {f_t:?} drives v_t = {v_t:?}"
+            );
+            let across = force[0] * slip[1] - force[1] * slip[0];
+            assert!(
+                across.abs() <= 1e-9,
+                "{context}: f_t = {f_t:?} not along v_t = {v_t:?}"
+            );
+        }
         assert!(
             f_t_max == 0.0 || magnitude <= f_t_max * (1.0 + 1e-12),
             "{context}: |f_t| = {magnitude} above f_t_max = {f_t_max}"

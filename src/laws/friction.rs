@@ -114,14 +114,19 @@ impl Friction {
     pub fn force_in_plane(&self, f: f64, v_t: [f64; 2]) -> PlaneForce {
         let speed = slip_speed(v_t);
         let (magnitude, by_normal, slope) = self.force(f, speed);
-        if speed == 0.0 || !speed.is_finite() {
-            let along = if speed == 0.0 { slope } else { 0.0 };
+        if speed == 0.0 || speed.is_nan() {
             return PlaneForce {
-                by_velocity: [[along, 0.0], [0.0, along]],
+                by_velocity: [[slope, 0.0], [0.0, slope]],
                 ..PlaneForce::default()
             };
         }
-        let u = [v_t[0] / speed, v_t[1] / speed];
+        // The direction from the components scaled to the largest: |v_t| of two finite ones
+        // near the largest double overflows (found by fuzz/fmi_calls: a slip of 1.8e308 m/s
+        // had no friction), and the curve's value there is mu_d all the same.
+        let largest = v_t[0].abs().max(v_t[1].abs());
+        let scaled = v_t.map(|v| v / largest);
+        let norm = slip_speed(scaled);
+        let u = scaled.map(|v| v / norm);
         let across = magnitude / speed;
         let by_velocity: [[f64; 2]; 2] = std::array::from_fn(|i| {
             std::array::from_fn(|j| {
@@ -348,6 +353,13 @@ mod tests {
                             );
                         }
                     }
+                }
+                // A slip near the largest double: |v_t| overflows, the force is mu_d*|f| along it.
+                let huge = [f64::MAX, -0.5 * f64::MAX];
+                let far = friction.force_in_plane(-80.0, huge);
+                let direction = [2.0 / 5f64.sqrt(), -1.0 / 5f64.sqrt()];
+                for (f_t, u) in far.f_t.iter().zip(direction) {
+                    assert!((f_t - 0.3 * 80.0 * u).abs() <= 1e-12 * 24.0, "{far:?}");
                 }
                 // At rest the force is 0 and its Jacobian the curve's slope at 0 in every
                 // direction, which a slip of 1e-9 m/s approaches (to the curve's change over it).
