@@ -10,9 +10,9 @@ use crate::coupling::{
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
-    advance_deformation, distance_outside, distance_outside_and_rate, slip_speed, spring_work,
-    ContactLaw, ForceLaw, Forces, Friction, GapDampers, GapLaw, GapTables, Law, LawOptions,
-    Partials, PassRate, PlaneForce, Tangential, TangentialPass, TangentialStep,
+    advance_deformation, distance_outside, distance_outside_and_rate, on_stiction_circle,
+    slip_speed, spring_work, ContactLaw, ForceLaw, Forces, Friction, GapDampers, GapLaw, GapTables,
+    Law, LawOptions, Partials, PassRate, PlaneForce, Tangential, TangentialPass, TangentialStep,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -322,8 +322,6 @@ pub struct EventUpdate {
     pub contact_changed: bool,
     /// The continuous states were set anew.
     pub states_changed: bool,
-    /// Sticking or slipping, or on or off the stiction circle.
-    pub modes_changed: bool,
 }
 
 /// The end of a step, checked before the instance takes it.
@@ -513,14 +511,9 @@ impl ElastoGap {
         }
         let v = self.inputs.v_t;
         let xi = self.stiction;
-        let radius = slip_speed(xi);
-        let n = if radius > 0.0 {
-            xi.map(|x| x / radius)
-        } else {
-            [0.0; 2]
-        };
-        let outward = v[0] * n[0] + v[1] * n[1];
-        let sliding = self.on_stiction_circle && radius > 0.0 && outward > 0.0;
+        let slide = self.stiction_sliding();
+        let sliding = slide.is_some();
+        let (n, outward, radius) = slide.unwrap_or(([0.0; 2], 0.0, 1.0));
         let projection = |i: usize, j: usize| f64::from(u8::from(i == j)) - n[i] * n[j];
         let friction = &self.parameters.friction;
         Some(match (rate_of, by_slip, by_deformation) {
@@ -559,8 +552,30 @@ impl ElastoGap {
         })
     }
 
-    /// Model Exchange: the stiction deformation's rate, `v_t` while sticking inside the circle,
-    /// its part along the circle on it, 0 slipping or out of contact.
+    /// Where the deformation lies on the stiction circle and the slip pushes it out: the
+    /// circle's normal there, the slip's outward part along it and the radius. Model Exchange
+    /// knows from its last event whether the deformation is on the circle; co-simulation's step
+    /// leaves it there or inside.
+    fn stiction_sliding(&self) -> Option<([f64; 2], f64, f64)> {
+        let radius = slip_speed(self.stiction);
+        let on_circle = match self.interface {
+            Interface::ModelExchange => self.on_stiction_circle,
+            Interface::CoSimulation => on_stiction_circle(
+                self.stiction,
+                self.parameters.friction.max_stiction_deformation,
+            ),
+        };
+        if !(on_circle && radius > 0.0) {
+            return None;
+        }
+        let v = self.inputs.v_t;
+        let n = self.stiction.map(|x| x / radius);
+        let outward = v[0] * n[0] + v[1] * n[1];
+        (outward > 0.0).then_some((n, outward, radius))
+    }
+
+    /// The stiction deformation's rate, `v_t` while sticking inside the circle, its part along
+    /// the circle on it, 0 slipping or out of contact.
     fn stiction_rate(&self) -> [f64; 2] {
         let motion = self.motion();
         let contact = self.law().evaluate(motion.s, motion.v).contact;
@@ -568,23 +583,10 @@ impl ElastoGap {
             return [0.0; 2];
         }
         let v = self.inputs.v_t;
-        let radius = slip_speed(self.stiction);
-        // Model Exchange knows from its last event whether the deformation is on the circle;
-        // co-simulation's step leaves it there or inside.
-        let on_circle = match self.interface {
-            Interface::ModelExchange => self.on_stiction_circle,
-            Interface::CoSimulation => {
-                radius >= self.parameters.friction.max_stiction_deformation * (1.0 - 1e-12)
-            }
-        };
-        if on_circle && radius > 0.0 {
-            let n = self.stiction.map(|x| x / radius);
-            let outward = v[0] * n[0] + v[1] * n[1];
-            if outward > 0.0 {
-                return [v[0] - outward * n[0], v[1] - outward * n[1]];
-            }
+        match self.stiction_sliding() {
+            Some((n, outward, _)) => [v[0] - outward * n[0], v[1] - outward * n[1]],
+            None => v,
         }
-        v
     }
 
     /// The tangential force at the normal law's values `forces` and the slip velocity now, with
@@ -1705,11 +1707,7 @@ impl ElastoGap {
     /// sticking, onto the circle where it reached it).
     pub fn update_discrete_states(&mut self) -> EventUpdate {
         let contact_changed = self.update_contact_at_event();
-        let before = (
-            self.stiction,
-            self.sticking_at_event,
-            self.on_stiction_circle,
-        );
+        let before = self.stiction;
         match self.stiction_deformation_limit() {
             Some(delta) if self.contact_at_event => {
                 let v = self.inputs.v_t;
@@ -1734,9 +1732,7 @@ impl ElastoGap {
         }
         EventUpdate {
             contact_changed,
-            states_changed: self.stiction != before.0,
-            modes_changed: (self.sticking_at_event, self.on_stiction_circle)
-                != (before.1, before.2),
+            states_changed: self.stiction != before,
         }
     }
 

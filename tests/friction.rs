@@ -12,6 +12,7 @@
 mod support;
 
 use fmi_sys::fmi2;
+use support::exact::rk4_step;
 use support::impact::{MASS, SPEED};
 use support::laws::{adams_step, integrate_to_lift_off, Contact, LawCase};
 use support::{Fmu, Instance, InstantiateOptions, Status, VarType};
@@ -726,7 +727,7 @@ impl Oscillator {
         let (mut t, mut y, mut mode) = (0.0, [0.0, 0.0, 0.0], Mode::Stick);
         let mut onsets = Vec::new();
         let step = |t: f64, y: [f64; 3], mode: Mode, dt: f64| {
-            rk4_step(&|t, y| self.rates(t, y, mode), t, y, dt)
+            rk4_step(|t, y| self.rates(t, y, mode), t, y, dt)
         };
         // Whether a state has left `mode`'s domain (or, sticking, gone beyond the circle).
         let leaves = |y: [f64; 3], mode: Mode| match mode {
@@ -785,7 +786,7 @@ impl Oscillator {
             let rates = |t: f64, y: [f64; 2]| [y[1], (self.pull_at(t, y[0]) - held) / self.mass];
             let mut y = [x, v];
             for k in 0..10 {
-                y = rk4_step(&rates, t + k as f64 * 0.1 * h, y, 0.1 * h);
+                y = rk4_step(rates, t + k as f64 * 0.1 * h, y, 0.1 * h);
             }
             (x, v, t) = (y[0], y[1], t + h);
             if stuck && v.abs() >= self.v_s {
@@ -795,21 +796,6 @@ impl Oscillator {
         }
         onsets
     }
-}
-
-/// One classic RK4 step of `rates` from `(t, y)` over `dt`.
-fn rk4_step<const N: usize>(
-    rates: &dyn Fn(f64, [f64; N]) -> [f64; N],
-    t: f64,
-    y: [f64; N],
-    dt: f64,
-) -> [f64; N] {
-    let shifted = |y: [f64; N], k: [f64; N], by: f64| std::array::from_fn(|i| y[i] + by * k[i]);
-    let k1 = rates(t, y);
-    let k2 = rates(t + 0.5 * dt, shifted(y, k1, 0.5 * dt));
-    let k3 = rates(t + 0.5 * dt, shifted(y, k2, 0.5 * dt));
-    let k4 = rates(t + dt, shifted(y, k3, dt));
-    std::array::from_fn(|i| y[i] + dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
 }
 
 #[test]
@@ -933,17 +919,7 @@ impl Oscillator {
             [y[1], a, derivatives[0], derivatives[1], derivatives[2]]
         };
         let step = |gap: &mut Instance, t: f64, y: [f64; 5], h: f64| {
-            let shifted = |y: [f64; 5], k: [f64; 5], by: f64| -> [f64; 5] {
-                std::array::from_fn(|i| y[i] + by * k[i])
-            };
-            let k1 = rates(gap, t, y);
-            let k2 = rates(gap, t + 0.5 * h, shifted(y, k1, 0.5 * h));
-            let k3 = rates(gap, t + 0.5 * h, shifted(y, k2, 0.5 * h));
-            let k4 = rates(gap, t + h, shifted(y, k3, h));
-            let next: [f64; 5] = std::array::from_fn(|i| {
-                y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-            });
-            next
+            rk4_step(|t, y| rates(gap, t, y), t, y, h)
         };
         let read_indicators = |gap: &mut Instance, t: f64, y: &[f64; 5]| {
             set(gap, t, y);

@@ -45,7 +45,7 @@ pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
-pub use stiction::advance as advance_deformation;
+pub use stiction::{advance as advance_deformation, on_circle as on_stiction_circle};
 pub use table::{gap_force_tables, GapTables, Table, TableError};
 pub use tangential::{slip_speed, GapDampers, PlaneForce, Tangential, TangentialStep};
 

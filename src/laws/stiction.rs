@@ -66,9 +66,7 @@ impl Friction {
             loss_by_velocity,
         }
     }
-}
 
-impl Friction {
     /// The sticking force's slopes by the deformation, `d f_t[i] / d xi[j]` (the spring's
     /// stiffness `mu_s*|f|/delta`; where `f_t_max` bounds it, only the turning across `xi`).
     pub fn stick_force_by_deformation(&self, f: f64, xi: [f64; 2]) -> [[f64; 2]; 2] {
@@ -86,7 +84,7 @@ impl Friction {
 }
 
 /// Whether `xi` lies on the circle `|xi| = delta` (to rounding).
-fn on_circle(xi: [f64; 2], delta: f64) -> bool {
+pub fn on_circle(xi: [f64; 2], delta: f64) -> bool {
     slip_speed(xi) >= delta * (1.0 - 1e-12)
 }
 

@@ -87,10 +87,6 @@ pub enum Tangential {
 }
 
 impl Tangential {
-    pub fn is_on(&self) -> bool {
-        !matches!(self, Tangential::None)
-    }
-
     /// The force at the normal law's values `forces` (0 out of contact) and the slip `v_t`;
     /// `sticking`: the contact sticks with the stiction deformation it holds (its friction is
     /// then that deformation's spring).

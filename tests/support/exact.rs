@@ -6,9 +6,10 @@
 //! (`f <= 0` in contact, which is `x < s_rel0`) and `external(t, x, v)` from everything else.
 
 /// One classical RK4 step of `dy/dt = f(t, y)` from `(t, y)` over `h`: exact for a polynomial
-/// motion of degree 4 or less, so for a body under a force held constant over the step.
+/// motion of degree 4 or less, so for a body under a force held constant over the step. `f` may
+/// call an FMU (a Model Exchange instance's right-hand side), hence `FnMut`.
 pub fn rk4_step<const N: usize>(
-    f: impl Fn(f64, [f64; N]) -> [f64; N],
+    mut f: impl FnMut(f64, [f64; N]) -> [f64; N],
     t: f64,
     y: [f64; N],
     h: f64,
