@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
-    Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE,
-    SPEED_FUSE_FACTOR, STEADY_ADOPTION,
+    Prediction, SlipDynamics, SpeedFuse, TangentialAnswers, Told,
+    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE, SPEED_FUSE_FACTOR,
+    STEADY_ADOPTION,
 };
 use crate::laws::{
     advance_deformation, distance_outside, distance_outside_and_rate, on_stiction_circle,
@@ -16,7 +17,10 @@ use crate::laws::{
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
-use crate::step::{integrate_step, Motion, StepIntegral, SubstepLimits};
+use crate::step::{
+    integrate_plane_stretch, integrate_step, Motion, PlaneDynamics, PlaneMotion, PlaneStretch,
+    StepIntegral, SubstepLimits,
+};
 use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
 /// How the acceleration of a flange over a step is obtained; the parameter `accelerationEstimate`.
@@ -262,6 +266,9 @@ pub struct ElastoGap {
     /// Co-simulation with stick–slip: the tangential port's account over the contact, what it
     /// received and what of that the contact dissipated (J).
     pub tangential_account: [f64; 2],
+    /// Co-simulation with friction: the master's answers in the tangential plane and the mass
+    /// they tell, through which the friction is integrated once known.
+    pub tangential_answers: TangentialAnswers,
     pub e_loss: f64,
     pub q_flow_mean: f64,
     pub last_step_size: f64,
@@ -299,6 +306,9 @@ pub struct StepReport {
     pub contact_within_step: Option<f64>,
     /// A contact completed in the last step and gave this effective-mass estimate (kg).
     pub new_estimate: Option<f64>,
+    /// What the master's answers in the tangential plane told about the slip's mass: a new one
+    /// (the friction is integrated through it from this step on), or that they contradict it.
+    pub tangential_told: Option<Told>,
     /// The contact was replayed with a newly adopted mass: what the master still owed then
     /// (relative position in m, velocity in m/s), removed over the next two steps.
     pub replayed_owed: Option<(f64, f64)>,
@@ -390,6 +400,7 @@ impl Default for ElastoGap {
             f_t_mean: [0.0; 2],
             stiction: [0.0; 2],
             tangential_account: [0.0; 2],
+            tangential_answers: TangentialAnswers::default(),
             e_loss: 0.0,
             q_flow_mean: 0.0,
             last_step_size: 0.0,
@@ -458,6 +469,14 @@ impl ElastoGap {
             return Tangential::Friction(p.friction);
         }
         Tangential::None
+    }
+
+    /// The sticking spring's angular frequency (rad/s) against a tangential `mass` (kg) at the
+    /// last step's mean normal force; None without stick–slip.
+    pub fn stiction_omega(&self, mass: f64) -> Option<f64> {
+        let delta = self.stiction_deformation_limit()?;
+        let stiffness = self.parameters.friction.mu_s * self.f_mean.abs() / delta;
+        Some((stiffness / mass).sqrt())
     }
 
     /// The friction's stiction deformation, if it has stick–slip (`maxStictionDeformation` > 0).
@@ -1005,6 +1024,12 @@ impl ElastoGap {
             None
         };
         report.new_estimate = learned.new_estimate;
+        // Taken only if the step is: a refused step and its retry must not answer twice.
+        let mut tangential_answers = self.tangential_answers;
+        if let Tangential::Friction(_) = self.tangential() {
+            let v_s = self.parameters.friction.v_s;
+            report.tangential_told = tangential_answers.observe(time, self.inputs.v_t, v_s);
+        }
         // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
         // what to put back if the step is refused. The kinematic step leaves the coupling alone.
         let (step_end, planned_over) = match self.effective_mass() {
@@ -1083,7 +1108,8 @@ impl ElastoGap {
         } else {
             0.0
         };
-        let tangential = self.tangential_step(law, &step_end, h, limits, report);
+        let tangential =
+            self.tangential_step(law, &step_end, h, limits, report, &tangential_answers);
         report.friction_energy = tangential.dissipated;
         report.integral.dissipated += tangential.dissipated;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
@@ -1155,6 +1181,9 @@ impl ElastoGap {
         self.f_t_mean = tangential.impulse.map(|component| component / h);
         self.stiction = tangential.deformation;
         self.tangential_account = tangential.account;
+        let predicted = tangential.predicted_slip;
+        tangential_answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
+        self.tangential_answers = tangential_answers;
         self.end_of_step = Some(end);
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
@@ -1213,11 +1242,30 @@ impl ElastoGap {
         h: f64,
         limits: SubstepLimits,
         report: &StepReport,
+        answers: &TangentialAnswers,
     ) -> TangentialStep {
         let tangential = self.tangential();
-        match tangential {
-            Tangential::Friction(friction) if friction.max_stiction_deformation > 0.0 => {
-                self.stick_slip_step(law, friction, step_end, h, limits, report)
+        let slip_dynamics = answers.dynamics(h);
+        let along = AlongTheStep {
+            law,
+            step_end,
+            h,
+            limits,
+            report,
+        };
+        match (tangential, slip_dynamics) {
+            (Tangential::Friction(friction), _) if friction.max_stiction_deformation > 0.0 => {
+                self.stick_slip_step(along, friction, slip_dynamics)
+            }
+            (Tangential::Friction(friction), Some(dynamics)) if report.integral.substeps > 0 => {
+                let through = self.friction_through_mass(along, friction, dynamics);
+                TangentialStep {
+                    impulse: through.impulse,
+                    dissipated: through.dissipated,
+                    port_work: through.port_work,
+                    predicted_slip: Some(through.slip_end),
+                    ..TangentialStep::default()
+                }
             }
             _ => Self::sliding_step(
                 law,
@@ -1279,20 +1327,47 @@ impl ElastoGap {
     /// deformation is released and what the port kept counts as dissipated.
     fn stick_slip_step<L: ContactLaw + Copy>(
         &self,
-        law: &L,
+        along: AlongTheStep<'_, L>,
         friction: Friction,
-        step_end: &StepEnd,
-        h: f64,
-        limits: SubstepLimits,
-        report: &StepReport,
+        slip_dynamics: Option<SlipDynamics>,
     ) -> TangentialStep {
-        const STRETCHES: usize = 16;
+        let AlongTheStep {
+            law,
+            step_end,
+            h,
+            limits,
+            report,
+        } = along;
         let v_t = self.inputs.v_t;
         let delta = friction.max_stiction_deformation;
         let [mut received, mut dissipated] = self.tangential_account;
         let end_forces = law.evaluate(step_end.end.s, step_end.end.v);
+        let kept = (received - dissipated).max(0.0);
         let mut step = if report.integral.substeps == 0 {
             TangentialStep::default()
+        } else if let Some(dynamics) = slip_dynamics {
+            let through = self.friction_through_mass(along, friction, dynamics);
+            // The master's body moves as the slip's dynamics predict, not along the held slip:
+            // the work the force it is given does on the port is its mean along that path. For
+            // a Jacobi master that force is held over the next step, from the deformation this
+            // step leaves: what the port keeps then is at most what that deformation stores.
+            let (impulse, port_work) = match dynamics.held {
+                None => returned_at_most(through.impulse, through.path, kept),
+                Some(_) => {
+                    let radius = slip_speed(through.deformation);
+                    let stored = 0.5 * friction.mu_s * end_forces.f.abs() * radius * radius / delta;
+                    let kept_after = stored.min(kept + through.port_work).max(0.0);
+                    let (impulse, _) = returned_at_most(through.impulse, through.path, kept_after);
+                    (impulse, through.port_work)
+                }
+            };
+            TangentialStep {
+                impulse,
+                port_work,
+                deformation: through.deformation,
+                predicted_slip: Some(through.slip_end),
+                ..TangentialStep::default()
+            }
         } else if !friction.sticks(v_t) {
             let tangential = Tangential::Friction(friction);
             let step = Self::sliding_step(law, tangential, v_t, step_end, h, limits, report);
@@ -1301,20 +1376,9 @@ impl ElastoGap {
                 ..step
             }
         } else {
-            let dt = h / STRETCHES as f64;
-            let expected = report.integral.impulse.abs();
-            let (mut xi, mut motion, mut impulse) = (self.stiction, step_end.start, [0.0; 2]);
-            for _ in 0..STRETCHES {
-                let (normal, end) = pass_integral(
-                    law,
-                    PassRate::NormalForce,
-                    0.0,
-                    step_end,
-                    motion,
-                    dt,
-                    expected,
-                    limits,
-                );
+            let (mut xi, mut impulse) = (self.stiction, [0.0; 2]);
+            for_each_normal_stretch(along, |stretch| {
+                let (normal, dt) = (stretch.normal_impulse, stretch.duration);
                 let middle = advance_deformation(xi, v_t, 0.5 * dt, delta);
                 let mut piece = middle.map(|x| friction.mu_s * normal * x / delta);
                 let magnitude = slip_speed(piece);
@@ -1324,7 +1388,7 @@ impl ElastoGap {
                         PassRate::ContactTime,
                         0.0,
                         step_end,
-                        motion,
+                        stretch.start,
                         dt,
                         dt,
                         limits,
@@ -1335,27 +1399,18 @@ impl ElastoGap {
                     }
                 }
                 impulse = [impulse[0] + piece[0], impulse[1] + piece[1]];
-                xi = if law.evaluate(end.s, end.v).contact {
+                xi = if stretch.contact_at_end {
                     advance_deformation(xi, v_t, dt, delta)
                 } else {
                     [0.0; 2]
                 };
-                motion = end;
-            }
-            // The port returns at most what it kept.
-            let mut work = impulse[0] * v_t[0] + impulse[1] * v_t[1];
-            let kept = (received - dissipated).max(0.0);
-            if work < -kept {
-                let share = kept / -work;
-                impulse = impulse.map(|i| i * share);
-                work = -kept;
-            }
+            });
+            let (impulse, work) = returned_at_most(impulse, v_t, kept);
             TangentialStep {
                 impulse,
-                dissipated: 0.0,
                 port_work: work,
                 deformation: xi,
-                account: [0.0; 2],
+                ..TangentialStep::default()
             }
         };
         received += step.port_work;
@@ -1381,6 +1436,86 @@ impl ElastoGap {
             step.account = [0.0; 2];
         }
         step
+    }
+
+    /// The friction over the step through the slip's own dynamics ([`integrate_plane_stretch`]),
+    /// from the master's slip and the deformation the contact holds (along the slip if it slips),
+    /// with the normal force's magnitude over sixteen stretches of the step; out of contact at a
+    /// stretch's end the deformation is released.
+    ///
+    /// A master that holds the step's own force (Gauss–Seidel) gets the mean force of the
+    /// slip's motion under it. A Jacobi master holds the force the FMU gave last over this step
+    /// and the one it gives now over the next: the step follows the slip's motion under the held
+    /// force (the deformation and the dissipation are those of this step), then predicts the next
+    /// step from there under the contact's own force (at the normal force of the step's end), and
+    /// gives that prediction's mean.
+    fn friction_through_mass<L: ContactLaw + Copy>(
+        &self,
+        along: AlongTheStep<'_, L>,
+        friction: Friction,
+        dynamics: SlipDynamics,
+    ) -> ThroughMass {
+        let AlongTheStep {
+            law, step_end, h, ..
+        } = along;
+        let v_t = self.inputs.v_t;
+        let dt = h / TANGENTIAL_STRETCHES as f64;
+        let xi = if friction.sticks(v_t) {
+            self.stiction
+        } else {
+            friction.deformation_after_slip(v_t)
+        };
+        let plane = match dynamics.held {
+            // The slip follows the held force whatever the contact does.
+            Some(held) => PlaneDynamics {
+                mass: f64::INFINITY,
+                a_ext: std::array::from_fn(|axis| {
+                    dynamics.plane.a_ext[axis] - held[axis] / dynamics.plane.mass
+                }),
+            },
+            None => dynamics.plane,
+        };
+        let mut this_step = PlaneStretch {
+            end: PlaneMotion { xi, v: v_t },
+            ..PlaneStretch::default()
+        };
+        for_each_normal_stretch(along, |stretch| {
+            let dt = stretch.duration;
+            let mean = stretch.normal_impulse / dt;
+            let next = integrate_plane_stretch(&friction, mean, this_step.end, plane, dt);
+            this_step = this_step.followed_by(&next, !stretch.contact_at_end);
+        });
+        let Some(held) = dynamics.held else {
+            return ThroughMass {
+                impulse: this_step.impulse,
+                path: this_step.travelled.map(|x| x / h),
+                port_work: dot2(this_step.impulse, this_step.travelled) / h,
+                dissipated: this_step.dissipated,
+                deformation: this_step.end.xi,
+                slip_end: this_step.end.v,
+            };
+        };
+        let end_forces = law.evaluate(step_end.end.s, step_end.end.v);
+        let mut next_step = PlaneStretch {
+            end: this_step.end,
+            ..PlaneStretch::default()
+        };
+        if end_forces.contact {
+            let later = dynamics.later(h);
+            for _ in 0..TANGENTIAL_STRETCHES {
+                let stretch =
+                    integrate_plane_stretch(&friction, end_forces.f, next_step.end, later, dt);
+                next_step = next_step.followed_by(&stretch, false);
+            }
+        }
+        ThroughMass {
+            impulse: next_step.impulse,
+            path: next_step.travelled.map(|x| x / h),
+            port_work: dot2(held, this_step.travelled),
+            dissipated: this_step.dissipated,
+            deformation: this_step.end.xi,
+            slip_end: this_step.end.v,
+        }
     }
 
     fn kinematic_step<L: ContactLaw>(
@@ -1904,6 +2039,93 @@ impl ElastoGap {
             // not outputs.
             _ => 0.0,
         })
+    }
+}
+
+/// What the friction through the slip's mass gave over a step.
+struct ThroughMass {
+    /// The impulse the master is to hold (N.s), and the mean slip it is held along (m/s).
+    impulse: [f64; 2],
+    path: [f64; 2],
+    /// The work the force the master held over this step did on the port (J).
+    port_work: f64,
+    /// The energy dissipated over this step (J), the deformation it leaves (m), and the slip it
+    /// predicts at its end (m/s).
+    dissipated: f64,
+    deformation: [f64; 2],
+    slip_end: [f64; 2],
+}
+
+/// The stretches a step's tangential force is integrated over with the normal force's
+/// magnitude.
+const TANGENTIAL_STRETCHES: usize = 16;
+
+/// What a step's tangential force is integrated along: the normal law, the step's motion and
+/// size, the substep limits and the normal step's report.
+#[derive(Clone, Copy)]
+struct AlongTheStep<'a, L> {
+    law: &'a L,
+    step_end: &'a StepEnd,
+    h: f64,
+    limits: SubstepLimits,
+    report: &'a StepReport,
+}
+
+/// One of a step's [`TANGENTIAL_STRETCHES`]: where it starts along the step's motion, how long
+/// it lasts, the normal force's magnitude integrated over it (N.s) and whether the contact holds
+/// at its end.
+struct NormalStretch {
+    start: Motion,
+    duration: f64,
+    normal_impulse: f64,
+    contact_at_end: bool,
+}
+
+/// Visits the step's stretches in order, the normal force over each integrated along the step's
+/// motion.
+fn for_each_normal_stretch<L: ContactLaw + Copy>(
+    along: AlongTheStep<'_, L>,
+    mut visit: impl FnMut(NormalStretch),
+) {
+    let (law, step_end, h) = (along.law, along.step_end, along.h);
+    let duration = h / TANGENTIAL_STRETCHES as f64;
+    let expected = along.report.integral.impulse.abs();
+    let mut start = step_end.start;
+    for _ in 0..TANGENTIAL_STRETCHES {
+        let (normal_impulse, end) = pass_integral(
+            law,
+            PassRate::NormalForce,
+            0.0,
+            step_end,
+            start,
+            duration,
+            expected,
+            along.limits,
+        );
+        visit(NormalStretch {
+            start,
+            duration,
+            normal_impulse,
+            contact_at_end: law.evaluate(end.s, end.v).contact,
+        });
+        start = end;
+    }
+}
+
+fn dot2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// The tangential port returns at most what it `kept` (received and did not dissipate): the
+/// impulse held along the mean slip `v_t` of the master's body, scaled back if its work
+/// `impulse.v_t` would return more than that. Returns the impulse and its work.
+fn returned_at_most(impulse: [f64; 2], v_t: [f64; 2], kept: f64) -> ([f64; 2], f64) {
+    let work = dot2(impulse, v_t);
+    if work < -kept {
+        let share = kept / -work;
+        (impulse.map(|i| i * share), -kept)
+    } else {
+        (impulse, work)
     }
 }
 

@@ -2,7 +2,7 @@
 //! state written on one machine restores on another and any corrupt or foreign buffer is refused
 //! instead of being trusted.
 
-use crate::coupling::{Correction, Pace, Prediction, WINDOW};
+use crate::coupling::{AnswerWindow, Correction, Pace, Prediction, WINDOW};
 use crate::laws::ForceLaw;
 use crate::model::{ElastoGap, Interface, SuppliedAccelerations, VelocityHistory};
 use crate::variables::{Var, VARIABLES};
@@ -41,9 +41,28 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// stick-slip (maxStictionDeformation, Model Exchange's sticking and on-the-circle modes, the
 /// deformation, the tangential port's account), and the Gap
 /// Force's tangential dampers (d_x, d_y, n_x, n_y, preload_x, preload_y).
-const FORMAT_VERSION: u32 = 14;
+/// 15: the master's answers in the tangential plane (four windows: x and y against the step's
+/// force and against the step before's; the last step's start, size and slip; the last three
+/// steps' forces; the latest two velocity changes per second; the steps recorded; whether the
+/// master answered the last step and the one before; the tangential mass they told, whether the
+/// master holds the step before's force, a disagreeing fit waiting to be told again, the slip
+/// the last step predicted, and the answers in a row that missed it).
+const FORMAT_VERSION: u32 = 15;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 189;
+const FIELD_COUNT: usize = 314;
+/// The slots of the tangential answer windows' counts, of the steps recorded, of whether the
+/// master answered the last step and the one before, of the last step's size, of the
+/// tangential mass and of whether the master holds the step before's force.
+const TANGENTIAL_WINDOW_COUNT_SLOTS: [usize; 4] = [213, 238, 263, 288];
+const TANGENTIAL_STEPS_SLOT: usize = 303;
+const TANGENTIAL_ANSWERED_SLOT: usize = 304;
+const TANGENTIAL_ANSWERED_BEFORE_SLOT: usize = 305;
+const TANGENTIAL_HOLDS_EARLIER_SLOT: usize = 307;
+const TANGENTIAL_CANDIDATE_SLOT: usize = 308;
+const TANGENTIAL_FLAG_SLOTS: [usize; 2] = [309, 310];
+const TANGENTIAL_MISSES_SLOT: usize = 313;
+const TANGENTIAL_LAST_H_SLOT: usize = 290;
+const TANGENTIAL_MASS_SLOT: usize = 306;
 /// The slots of the friction's two Enumeration choices: frictionLaw, frictionInterpolation.
 const FRICTION_CHOICE_SLOTS: [usize; 2] = [96, 97];
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -329,20 +348,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.episode.a_ext_known);
     visitor(&mut c.unknown_answer.0);
     visitor(&mut c.unknown_answer.1);
-    let answers = &mut c.answers;
-    for column in [
-        &mut answers.times,
-        &mut answers.positions,
-        &mut answers.rates,
-        &mut answers.forces,
-    ] {
-        for value in column.iter_mut() {
-            visitor(value);
-        }
-    }
-    let mut count = answers.count as f64;
-    visitor(&mut count);
-    answers.count = (count as usize).min(WINDOW);
+    visit_window(visitor, &mut c.answers);
     visitor(&mut c.passive_speed);
     visitor(&mut c.a_free);
     visitor(&mut model.inputs.v_t[1]);
@@ -366,6 +372,61 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     {
         visitor(value);
     }
+    let answers = &mut model.tangential_answers;
+    for window in answers
+        .against_same
+        .iter_mut()
+        .chain(answers.against_before.iter_mut())
+    {
+        visit_window(visitor, window);
+    }
+    visitor(&mut answers.last_time);
+    visitor(&mut answers.last_h);
+    for value in answers
+        .last_v
+        .iter_mut()
+        .chain(answers.forces.iter_mut().flatten())
+        .chain(answers.rate.iter_mut())
+        .chain(answers.rate_before.iter_mut())
+    {
+        visitor(value);
+    }
+    let mut steps = answers.steps as f64;
+    visitor(&mut steps);
+    answers.steps = (steps as usize).min(3);
+    visit_flag(visitor, &mut answers.answered);
+    visit_flag(visitor, &mut answers.answered_before);
+    visitor(&mut answers.mass);
+    visit_flag(visitor, &mut answers.holds_earlier);
+    visitor(&mut answers.candidate);
+    visit_flag(visitor, &mut answers.candidate_holds_earlier);
+    let mut predicted = answers.predicted.unwrap_or([0.0; 2]);
+    let mut has_prediction = answers.predicted.is_some();
+    visit_flag(visitor, &mut has_prediction);
+    for value in predicted.iter_mut() {
+        visitor(value);
+    }
+    answers.predicted = has_prediction.then_some(predicted);
+    let mut misses = answers.misses as f64;
+    visitor(&mut misses);
+    answers.misses = (misses as usize).min(3);
+}
+
+/// One window of the master's answers: its columns, then its count.
+fn visit_window(visitor: &mut dyn FnMut(&mut f64), window: &mut AnswerWindow) {
+    for column in [
+        &mut window.times,
+        &mut window.positions,
+        &mut window.rates,
+        &mut window.forces,
+    ] {
+        for value in column.iter_mut() {
+            visitor(value);
+        }
+    }
+    let mut count = window.count as f64;
+    visitor(&mut count);
+    window.count = (count as usize).min(WINDOW);
 }
 
 /// Writes the state; a prediction of `f_next` still to be made is made for it. Refused if that
@@ -474,6 +535,24 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     }
     for slot in FINGERPRINT_SLOTS {
         check_integer_slot(slot, 0.0, f64::from(u32::MAX));
+    }
+    for slot in TANGENTIAL_WINDOW_COUNT_SLOTS {
+        check_integer_slot(slot, 0.0, WINDOW as f64);
+    }
+    check_integer_slot(TANGENTIAL_STEPS_SLOT, 0.0, 3.0);
+    check_integer_slot(TANGENTIAL_HOLDS_EARLIER_SLOT, 0.0, 1.0);
+    for slot in TANGENTIAL_FLAG_SLOTS {
+        check_integer_slot(slot, 0.0, 1.0);
+    }
+    check_integer_slot(TANGENTIAL_MISSES_SLOT, 0.0, 3.0);
+    check_integer_slot(TANGENTIAL_ANSWERED_SLOT, 0.0, 1.0);
+    check_integer_slot(TANGENTIAL_ANSWERED_BEFORE_SLOT, 0.0, 1.0);
+    // A step's size and a mass are never negative.
+    if values[TANGENTIAL_LAST_H_SLOT] < 0.0
+        || values[TANGENTIAL_MASS_SLOT] < 0.0
+        || values[TANGENTIAL_CANDIDATE_SLOT] < 0.0
+    {
+        malformed = true;
     }
     // Mass estimates are never negative, and an adopted one (57) was published (63) first.
     if !(values[57] >= 0.0 && values[63] >= 0.0) || (values[57] > 0.0 && values[63] == 0.0) {
@@ -630,5 +709,64 @@ mod tests {
         model.tangential_account = [1.0, 2.0];
         write(&model, &mut bytes).expect("a finite state");
         assert!(read(&bytes).is_err());
+    }
+
+    #[test]
+    fn the_tangential_answers_round_trip_and_their_counts_and_mass_are_checked() {
+        let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
+        let answers = &mut model.tangential_answers;
+        for (k, window) in answers
+            .against_same
+            .iter_mut()
+            .chain(answers.against_before.iter_mut())
+            .enumerate()
+        {
+            for j in 0..=k {
+                window.push(j as f64, 0.0, 0.5 * j as f64, 1.0 + k as f64);
+            }
+        }
+        answers.record(0.25, 1e-3, [0.1, -0.2], [3.0, 4.0], None);
+        answers.record(0.251, 1e-3, [0.3, -0.4], [5.0, 6.0], Some([0.2, 0.1]));
+        answers.observe(0.252, [0.35, -0.45], 0.01);
+        answers.record(0.252, 1e-3, [0.35, -0.45], [5.5, 6.5], Some([0.3, -0.5]));
+        (answers.mass, answers.holds_earlier) = (1.25, true);
+        let mut bytes = [0u8; SERIALIZED_SIZE];
+        write(&model, &mut bytes).expect("a finite state");
+        let slot = |bytes: &[u8; SERIALIZED_SIZE], index: usize| {
+            let at = HEADER_SIZE + 8 * index;
+            f64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+        };
+        let counts = TANGENTIAL_WINDOW_COUNT_SLOTS.map(|index| slot(&bytes, index));
+        // Pushed 1 to 4 answers, and observe added one to each.
+        assert_eq!(counts, [2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(slot(&bytes, TANGENTIAL_FLAG_SLOTS[1]), 1.0);
+        assert_eq!(slot(&bytes, TANGENTIAL_STEPS_SLOT), 3.0);
+        assert_eq!(slot(&bytes, TANGENTIAL_HOLDS_EARLIER_SLOT), 1.0);
+        assert_eq!(slot(&bytes, TANGENTIAL_ANSWERED_SLOT), 1.0);
+        assert_eq!(slot(&bytes, TANGENTIAL_LAST_H_SLOT), 1e-3);
+        assert_eq!(slot(&bytes, TANGENTIAL_MASS_SLOT), 1.25);
+        let (back, _) = read(&bytes).expect("valid state");
+        assert_eq!(back.tangential_answers, model.tangential_answers);
+        for (index, bad) in [
+            (TANGENTIAL_WINDOW_COUNT_SLOTS[2], 7.0),
+            (TANGENTIAL_STEPS_SLOT, 1.5),
+            (TANGENTIAL_STEPS_SLOT, 4.0),
+            (TANGENTIAL_HOLDS_EARLIER_SLOT, -1.0),
+            (TANGENTIAL_CANDIDATE_SLOT, -2.0),
+            (TANGENTIAL_FLAG_SLOTS[0], 0.5),
+            (TANGENTIAL_MISSES_SLOT, 4.0),
+            (TANGENTIAL_ANSWERED_SLOT, 2.0),
+            (TANGENTIAL_ANSWERED_BEFORE_SLOT, 0.5),
+            (TANGENTIAL_MASS_SLOT, -1.0),
+            (TANGENTIAL_LAST_H_SLOT, -1e-3),
+        ] {
+            let mut corrupt = bytes;
+            let at = HEADER_SIZE + 8 * index;
+            corrupt[at..at + 8].copy_from_slice(&f64::to_le_bytes(bad));
+            assert!(
+                read(&corrupt).unwrap_err().contains("corrupt"),
+                "slot {index}"
+            );
+        }
     }
 }

@@ -24,12 +24,14 @@ mod correction;
 mod mass_fit;
 mod passivity;
 mod probe;
+mod tangential;
 
 use correction::Situation;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
 pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
 pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_FACTOR};
 pub use probe::{ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 
 use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{entry_time, integrate_dynamics, Dynamics};

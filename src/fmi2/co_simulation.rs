@@ -12,6 +12,7 @@ use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
 use super::{OK, WARNING};
+use crate::coupling::Told;
 use crate::model::{Number, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
@@ -70,6 +71,25 @@ impl Instance {
             );
             self.logger.log(WARNING, Category::StatusWarning, &message);
         }
+        let told_mass = match report.tangential_told {
+            Some(Told::Mass(mass)) => Some(mass),
+            _ => None,
+        };
+        if let Some(omega) = told_mass
+            .and_then(|mass| self.model.stiction_omega(mass))
+            .filter(|omega| omega * h > STIFF_STICTION_PHASE)
+        {
+            // A status warning in the log, not as the call's status (as above).
+            let message = format!(
+                "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
+                Number(current_time),
+                Number(self.model.tangential_answers.mass),
+                Number(omega * h),
+                Number(STIFF_STICTION_PHASE),
+                Number(STIFF_STICTION_PHASE / omega)
+            );
+            self.logger.log(WARNING, Category::StatusWarning, &message);
+        }
         if self.logger.is_enabled(Category::Coupling) {
             self.log_coupling(current_time, h, &report);
         }
@@ -90,6 +110,11 @@ impl Instance {
         Ok(())
     }
 }
+
+/// The phase per communication step of the sticking spring beyond which the steps before the
+/// tangential mass was known (the slip held over each) are reported: a held slip couples the
+/// spring explicitly, and tests/stick_slip.rs holds to its onsets up to about 1.6.
+const STIFF_STICTION_PHASE: f64 = 2.0;
 
 impl Instance {
     /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
@@ -119,6 +144,26 @@ impl Instance {
                 }
             );
             self.logger.log(OK, Category::Coupling, &message);
+        }
+        match report.tangential_told {
+            Some(Told::Mass(mass)) => {
+                let message = format!(
+                    "t = {}: the master's answers in the tangential plane tell a mass of {} kg behind the slip, {}; the friction is integrated through it from this step on (a slip held over the step couples a sticking contact's spring explicitly)",
+                    Number(time),
+                    Number(mass),
+                    if self.model.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
+                );
+                self.logger.log(OK, Category::Coupling, &message);
+            }
+            Some(Told::Contradicted(mass)) => {
+                let message = format!(
+                    "t = {}: the master's answers in the tangential plane missed three times in a row the slip a mass of {} kg predicts (a slip the master prescribes looks like a body on the stiction spring while it sticks); the slip is held over the step again until the answers tell a mass anew",
+                    Number(time),
+                    Number(mass)
+                );
+                self.logger.log(OK, Category::Coupling, &message);
+            }
+            None => {}
         }
         if let Some((owed_s, owed_v)) = report.replayed_owed {
             let message = format!(

@@ -93,6 +93,25 @@ impl Friction {
         }
     }
 
+    /// A bound on `|d mu / d v_t|` over the whole curve (1/(m/s)): the cubic steps are 1.5 times
+    /// steeper at their middle than their chord. An integrator sizes its steps by it.
+    pub fn steepest_slope(&self) -> f64 {
+        let chord = |rise: f64, run: f64| {
+            if run > 0.0 {
+                rise.abs() / run
+            } else {
+                0.0
+            }
+        };
+        let chords =
+            chord(self.mu_s, self.v_s).max(chord(self.mu_s - self.mu_d, self.v_d - self.v_s));
+        if chords.is_finite() {
+            1.5 * chords
+        } else {
+            0.0
+        }
+    }
+
     /// `f_t` at normal force `f` and tangential velocity `v_t`, with its slopes by `|f|` and by
     /// `v_t`.
     pub fn force(&self, f: f64, v_t: f64) -> (f64, f64, f64) {

@@ -130,6 +130,8 @@ pub struct TangentialStep {
     /// The tangential port's account over the contact after the step: what it received and what
     /// of that the contact dissipated (J; 0 without stick–slip or once the contact is over).
     pub account: [f64; 2],
+    /// Through the slip's mass: the slip predicted for the step's end (m/s).
+    pub predicted_slip: Option<[f64; 2]>,
 }
 
 impl Tangential {

@@ -10,10 +10,12 @@ mod adaptive;
 mod affine;
 pub mod dynamic;
 pub mod kinematic;
+pub mod plane;
 mod roots;
 
 pub use dynamic::{integrate_dynamics, DynamicStep};
 pub use kinematic::integrate_step;
+pub use plane::{integrate_plane_stretch, PlaneDynamics, PlaneMotion, PlaneStretch};
 
 /// Contact transitions an integral keeps for the event log.
 pub const MAX_TRANSITIONS: usize = 4;

@@ -35,6 +35,7 @@ pub mod msl_reference;
 pub mod random;
 pub mod reference;
 pub mod scenarios;
+pub mod stick_slip;
 
 pub use fmu::{default_fmu_path, Fmu};
 pub use instance::{Environment, FmuState, Instance, InstantiateOptions, ResourceUri};
