@@ -11,9 +11,10 @@ use crate::coupling::{
     STEADY_ADOPTION,
 };
 use crate::laws::{
-    advance_deformation, distance_outside, distance_outside_and_rate, on_stiction_circle,
-    slip_speed, spring_work, ContactLaw, ForceLaw, Forces, Friction, GapDampers, GapLaw, GapTables,
-    Law, LawOptions, Partials, PassRate, PlaneForce, Tangential, TangentialPass, TangentialStep,
+    advance_deformation, deformation_rate, distance_outside, distance_outside_and_rate, dot,
+    on_stiction_circle, pushed_out_of_stiction_circle, slip_speed, spring_work, ContactLaw,
+    ForceLaw, Forces, Friction, GapDampers, GapLaw, GapTables, Law, LawOptions, Partials, PassRate,
+    PlaneForce, Tangential, TangentialPass, TangentialStep,
 };
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
@@ -576,7 +577,6 @@ impl ElastoGap {
     /// knows from its last event whether the deformation is on the circle; co-simulation's step
     /// leaves it there or inside.
     fn stiction_sliding(&self) -> Option<([f64; 2], f64, f64)> {
-        let radius = slip_speed(self.stiction);
         let on_circle = match self.interface {
             Interface::ModelExchange => self.on_stiction_circle,
             Interface::CoSimulation => on_stiction_circle(
@@ -584,13 +584,7 @@ impl ElastoGap {
                 self.parameters.friction.max_stiction_deformation,
             ),
         };
-        if !(on_circle && radius > 0.0) {
-            return None;
-        }
-        let v = self.inputs.v_t;
-        let n = self.stiction.map(|x| x / radius);
-        let outward = v[0] * n[0] + v[1] * n[1];
-        (outward > 0.0).then_some((n, outward, radius))
+        pushed_out_of_stiction_circle(self.stiction, self.inputs.v_t, on_circle)
     }
 
     /// The stiction deformation's rate, `v_t` while sticking inside the circle, its part along
@@ -601,11 +595,7 @@ impl ElastoGap {
         if !(self.sticking() && contact) {
             return [0.0; 2];
         }
-        let v = self.inputs.v_t;
-        match self.stiction_sliding() {
-            Some((n, outward, _)) => [v[0] - outward * n[0], v[1] - outward * n[1]],
-            None => v,
-        }
+        deformation_rate(self.inputs.v_t, self.stiction_sliding())
     }
 
     /// The tangential force at the normal law's values `forces` and the slip velocity now, with
@@ -1489,7 +1479,7 @@ impl ElastoGap {
             return ThroughMass {
                 impulse: this_step.impulse,
                 path: this_step.travelled.map(|x| x / h),
-                port_work: dot2(this_step.impulse, this_step.travelled) / h,
+                port_work: dot(this_step.impulse, this_step.travelled) / h,
                 dissipated: this_step.dissipated,
                 deformation: this_step.end.xi,
                 slip_end: this_step.end.v,
@@ -1511,7 +1501,7 @@ impl ElastoGap {
         ThroughMass {
             impulse: next_step.impulse,
             path: next_step.travelled.map(|x| x / h),
-            port_work: dot2(held, this_step.travelled),
+            port_work: dot(held, this_step.travelled),
             dissipated: this_step.dissipated,
             deformation: this_step.end.xi,
             slip_end: this_step.end.v,
@@ -1800,7 +1790,7 @@ impl ElastoGap {
                     let radius = slip_speed(self.stiction);
                     let v = self.inputs.v_t;
                     if self.on_stiction_circle && radius > 0.0 {
-                        (v[0] * self.stiction[0] + v[1] * self.stiction[1]) / radius
+                        dot(v, self.stiction) / radius
                     } else {
                         delta - radius
                     }
@@ -1852,7 +1842,7 @@ impl ElastoGap {
                     self.stiction = self.parameters.friction.deformation_after_slip(v);
                 }
                 let radius = slip_speed(self.stiction);
-                let outward = v[0] * self.stiction[0] + v[1] * self.stiction[1] > 0.0;
+                let outward = dot(v, self.stiction) > 0.0;
                 self.on_stiction_circle = sticks && radius >= delta * (1.0 - 1e-9) && outward;
                 if self.on_stiction_circle {
                     self.stiction = self.stiction.map(|x| x * delta / radius);
@@ -2019,7 +2009,7 @@ impl ElastoGap {
                 .stick_force_by_deformation(forces.f, self.stiction);
             let rate = self.stiction_rate();
             for (i, row) in by.iter().enumerate() {
-                f_t_rate[i] += row[0] * rate[0] + row[1] * rate[1];
+                f_t_rate[i] += dot(*row, rate);
             }
         }
         Some(match output {
@@ -2112,15 +2102,11 @@ fn for_each_normal_stretch<L: ContactLaw + Copy>(
     }
 }
 
-fn dot2(a: [f64; 2], b: [f64; 2]) -> f64 {
-    a[0] * b[0] + a[1] * b[1]
-}
-
 /// The tangential port returns at most what it `kept` (received and did not dissipate): the
 /// impulse held along the mean slip `v_t` of the master's body, scaled back if its work
 /// `impulse.v_t` would return more than that. Returns the impulse and its work.
 fn returned_at_most(impulse: [f64; 2], v_t: [f64; 2], kept: f64) -> ([f64; 2], f64) {
-    let work = dot2(impulse, v_t);
+    let work = dot(impulse, v_t);
     if work < -kept {
         let share = kept / -work;
         (impulse.map(|i| i * share), -kept)

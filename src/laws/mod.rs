@@ -45,9 +45,12 @@ pub use gap_force::GapForce;
 pub use hunt_crossley::{hysteresis_factor, HuntCrossley, Hysteresis};
 pub use recurdyn::{RecurDynContact, RecurDynDamping};
 pub use spring_damper::SpringDamper;
-pub use stiction::{advance as advance_deformation, on_circle as on_stiction_circle};
+pub use stiction::{
+    advance as advance_deformation, deformation_rate, on_circle as on_stiction_circle,
+    pushed_out as pushed_out_of_stiction_circle, within_circle as within_stiction_circle,
+};
 pub use table::{gap_force_tables, GapTables, Table, TableError};
-pub use tangential::{slip_speed, GapDampers, PlaneForce, Tangential, TangentialStep};
+pub use tangential::{dot, slip_speed, GapDampers, PlaneForce, Tangential, TangentialStep};
 
 /// How far `s_rel` is outside the contact range `(lower, upper)` of
 /// [`ContactLaw::contact_ends`]: negative inside, 0 on an end, NaN for a NaN `s_rel` (so that

@@ -8,7 +8,7 @@
 //! contact `xi = 0`. A body under a tangential load below `mu_s*|f|` so creeps at most `delta`
 //! and then holds.
 
-use super::tangential::{slip_speed, PlaneForce};
+use super::tangential::{dot, slip_speed, PlaneForce};
 use super::Friction;
 
 impl Friction {
@@ -34,12 +34,7 @@ impl Friction {
         let delta = self.max_stiction_deformation;
         let normal = f.abs();
         // A deformation beyond a circle made smaller since (the parameter is tunable) lies on it.
-        let radius = slip_speed(xi);
-        let xi = if radius > delta {
-            xi.map(|x| x * delta / radius)
-        } else {
-            xi
-        };
+        let xi = within_circle(xi, delta);
         let mut stiffness = self.mu_s / delta;
         let mut f_t = xi.map(|x| stiffness * normal * x);
         let magnitude = slip_speed(f_t);
@@ -48,12 +43,10 @@ impl Friction {
             f_t = f_t.map(|x| x * self.f_t_max / magnitude);
             stiffness = 0.0;
         }
-        let outward = on_circle(xi, delta) && xi[0] * v_t[0] + xi[1] * v_t[1] > 0.0;
+        let outward = on_circle(xi, delta) && dot(xi, v_t) > 0.0;
         let by_normal = xi.map(|x| stiffness * x);
         let (loss_power, loss_by_normal, loss_by_velocity) = if outward {
-            let power = f_t[0] * v_t[0] + f_t[1] * v_t[1];
-            let by_normal_power = by_normal[0] * v_t[0] + by_normal[1] * v_t[1];
-            (power, by_normal_power, f_t)
+            (dot(f_t, v_t), dot(by_normal, v_t), f_t)
         } else {
             (0.0, 0.0, [0.0; 2])
         };
@@ -83,6 +76,38 @@ impl Friction {
     }
 }
 
+/// Where the slip `v` pushes a deformation `xi` that lies on its circle (`on_circle`, as the
+/// caller knows it) out of it: the circle's normal there, the slip's outward part along it and
+/// the radius. None inside the circle or where the slip points in.
+pub fn pushed_out(xi: [f64; 2], v: [f64; 2], on_circle: bool) -> Option<([f64; 2], f64, f64)> {
+    let radius = slip_speed(xi);
+    if !(on_circle && radius > 0.0) {
+        return None;
+    }
+    let n = xi.map(|x| x / radius);
+    let outward = dot(v, n);
+    (outward > 0.0).then_some((n, outward, radius))
+}
+
+/// The deformation's rate while sticking: the slip `v`, less its outward part where it pushes
+/// the deformation out of the circle (`pushed`, from [`pushed_out`]).
+pub fn deformation_rate(v: [f64; 2], pushed: Option<([f64; 2], f64, f64)>) -> [f64; 2] {
+    match pushed {
+        Some((n, outward, _)) => [v[0] - outward * n[0], v[1] - outward * n[1]],
+        None => v,
+    }
+}
+
+/// `xi` brought back onto the circle of radius `delta` if it lies beyond it.
+pub fn within_circle(xi: [f64; 2], delta: f64) -> [f64; 2] {
+    let radius = slip_speed(xi);
+    if radius > delta {
+        xi.map(|x| x * delta / radius)
+    } else {
+        xi
+    }
+}
+
 /// Whether `xi` lies on the circle `|xi| = delta` (to rounding).
 pub fn on_circle(xi: [f64; 2], delta: f64) -> bool {
     slip_speed(xi) >= delta * (1.0 - 1e-12)
@@ -98,13 +123,8 @@ pub fn advance(xi: [f64; 2], v: [f64; 2], t: f64, delta: f64) -> [f64; 2] {
         return xi;
     }
     // Inside (or back inside): the straight line up to the circle.
-    let radius = slip_speed(xi);
-    let start = if radius > delta {
-        xi.map(|x| x * delta / radius)
-    } else {
-        xi
-    };
-    let along = start[0] * v[0] + start[1] * v[1];
+    let start = within_circle(xi, delta);
+    let along = dot(start, v);
     let outward_on_circle = on_circle(start, delta) && along > 0.0;
     let (position, remaining) = if outward_on_circle {
         (start, t)
@@ -124,8 +144,8 @@ pub fn advance(xi: [f64; 2], v: [f64; 2], t: f64, delta: f64) -> [f64; 2] {
     // On the circle: the angle from the slip's direction closes exponentially.
     let direction = [v[0] / speed, v[1] / speed];
     let normal = [-direction[1], direction[0]];
-    let cos = (position[0] * direction[0] + position[1] * direction[1]) / delta;
-    let sin = (position[0] * normal[0] + position[1] * normal[1]) / delta;
+    let cos = dot(position, direction) / delta;
+    let sin = dot(position, normal) / delta;
     let phi = sin.atan2(cos);
     let closed = 2.0 * ((0.5 * phi).tan() * (-speed * remaining / delta).exp()).atan();
     let (s, c) = closed.sin_cos();

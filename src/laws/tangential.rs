@@ -24,8 +24,13 @@ pub struct PlaneForce {
 impl PlaneForce {
     /// The power the force takes from the slip `v_t`: `f_t.v_t`.
     pub fn power(&self, v_t: [f64; 2]) -> f64 {
-        self.f_t[0] * v_t[0] + self.f_t[1] * v_t[1]
+        dot(self.f_t, v_t)
     }
+}
+
+/// The dot product of two vectors of the tangential plane.
+pub fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
 }
 
 /// The slip speed `|v_t|`, without overflow for large components.

@@ -12,7 +12,10 @@
 //!
 //! Pure Rust: no FFI, no allocation.
 
-use crate::laws::{on_stiction_circle, slip_speed, Friction};
+use crate::laws::{
+    deformation_rate, dot, on_stiction_circle, pushed_out_of_stiction_circle, slip_speed,
+    within_stiction_circle, Friction,
+};
 
 /// The tangential motion: the stiction deformation (m) and the slip velocity (m/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -76,20 +79,6 @@ const MIN_SUBSTEPS: f64 = 4.0;
 /// spans at most.
 const SUBSTEP_SPAN: f64 = 0.1;
 
-fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
-    a[0] * b[0] + a[1] * b[1]
-}
-
-/// `xi` brought back onto the circle of radius `delta` if it lies beyond it.
-fn within_circle(xi: [f64; 2], delta: f64) -> [f64; 2] {
-    let radius = slip_speed(xi);
-    if radius > delta {
-        xi.map(|x| x * delta / radius)
-    } else {
-        xi
-    }
-}
-
 /// The tangential motion from `start` over `dt`, through `dynamics`, under the friction at the
 /// normal force's magnitude `normal`. Sticking (below `v_s`, with a stiction deformation set) and
 /// slipping switch at the substeps' ends: a slip that falls below `v_s` sticks again with the
@@ -109,9 +98,8 @@ pub fn integrate_plane_stretch(
     } else {
         0.0
     };
-    let rate = (stiffness / mass)
-        .sqrt()
-        .max(friction.steepest_slope() * normal / mass);
+    let omega = (stiffness / mass).sqrt();
+    let rate = omega.max(friction.steepest_slope() * normal / mass);
     let count = (rate * dt / SUBSTEP_SPAN).ceil();
     let count = if count.is_nan() {
         1.0
@@ -119,12 +107,12 @@ pub fn integrate_plane_stretch(
         count.clamp(MIN_SUBSTEPS, MAX_SUBSTEPS)
     };
     let tau = dt / count;
-    // The spring alone (not bounded by f_t_max) has the closed form.
-    // A spring that barely turns over a substep against a mass near the largest double would
-    // lose the deformation in the cancellation about its far rest position: RK4 takes it.
+    // The spring alone (not bounded by f_t_max) has the closed form. One that barely turns over
+    // a stretch against a mass near the largest double would lose the deformation in the
+    // cancellation about its far rest position: RK4 takes it.
     let free_spring = stiffness > 0.0
-        && (stiffness / mass).is_finite()
-        && (stiffness / mass).sqrt() * dt >= MIN_CLOSED_FORM_PHASE
+        && omega.is_finite()
+        && omega * dt >= MIN_CLOSED_FORM_PHASE
         && !(friction.f_t_max > 0.0 && friction.mu_s * normal > friction.f_t_max);
     let mut out = PlaneStretch {
         end: start,
@@ -134,13 +122,14 @@ pub fn integrate_plane_stretch(
         let motion = out.end;
         let sticking = friction.sticks(motion.v);
         let outward = on_stiction_circle(motion.xi, delta) && dot(motion.xi, motion.v) > 0.0;
-        let (mut next, piece) = if sticking && !outward && free_spring {
+        let piece = if sticking && !outward && free_spring {
             inside_then_on_circle(friction, normal, motion, stiffness, dynamics, tau)
         } else {
             runge_kutta(friction, normal, sticking, motion, dynamics, tau)
         };
+        let mut next = piece.end;
         if sticking {
-            next.xi = within_circle(next.xi, delta);
+            next.xi = within_stiction_circle(next.xi, delta);
             if !friction.sticks(next.v) {
                 next.xi = friction.deformation_after_slip(next.v);
             }
@@ -154,16 +143,7 @@ pub fn integrate_plane_stretch(
             };
             next.xi = friction.deformation_after_slip(along);
         }
-        out.impulse = [
-            out.impulse[0] + piece.impulse[0],
-            out.impulse[1] + piece.impulse[1],
-        ];
-        out.dissipated += piece.dissipated;
-        out.travelled = [
-            out.travelled[0] + piece.travelled[0],
-            out.travelled[1] + piece.travelled[1],
-        ];
-        out.end = next;
+        out = out.followed_by(&PlaneStretch { end: next, ..piece }, false);
     }
     out
 }
@@ -179,31 +159,28 @@ fn inside_then_on_circle(
     stiffness: f64,
     dynamics: PlaneDynamics,
     tau: f64,
-) -> (PlaneMotion, PlaneStretch) {
+) -> PlaneStretch {
     let delta = friction.max_stiction_deformation;
     let whole = oscillator(start, stiffness, dynamics, tau);
-    if slip_speed(whole.0.xi) <= delta {
+    if slip_speed(whole.end.xi) <= delta {
         return whole;
     }
     let (mut inside, mut outside) = (0.0, tau);
     for _ in 0..60 {
         let middle = 0.5 * (inside + outside);
-        if slip_speed(oscillator(start, stiffness, dynamics, middle).0.xi) <= delta {
+        if slip_speed(oscillator(start, stiffness, dynamics, middle).end.xi) <= delta {
             inside = middle;
         } else {
             outside = middle;
         }
     }
-    let (mut at_circle, first) = oscillator(start, stiffness, dynamics, outside);
-    at_circle.xi = within_circle(at_circle.xi, delta);
-    let (end, rest) = runge_kutta(friction, normal, true, at_circle, dynamics, tau - outside);
-    let piece = PlaneStretch {
-        impulse: std::array::from_fn(|axis| first.impulse[axis] + rest.impulse[axis]),
-        dissipated: rest.dissipated,
-        travelled: std::array::from_fn(|axis| first.travelled[axis] + rest.travelled[axis]),
-        end,
+    let first = oscillator(start, stiffness, dynamics, outside);
+    let at_circle = PlaneMotion {
+        xi: within_stiction_circle(first.end.xi, delta),
+        ..first.end
     };
-    (end, piece)
+    let rest = runge_kutta(friction, normal, true, at_circle, dynamics, tau - outside);
+    first.followed_by(&rest, false)
 }
 
 /// Sticking inside the circle: `m*xi'' = m*a_ext - k*xi` (the deformation follows the slip), an
@@ -213,7 +190,7 @@ fn oscillator(
     stiffness: f64,
     dynamics: PlaneDynamics,
     tau: f64,
-) -> (PlaneMotion, PlaneStretch) {
+) -> PlaneStretch {
     let omega = (stiffness / dynamics.mass).sqrt();
     let phase = omega * tau;
     let (sin, cos) = phase.sin_cos();
@@ -230,16 +207,13 @@ fn oscillator(
         end.v[axis] = -offset * omega * sin + v * cos;
         stiffness * (rest * tau + offset * sin_over_omega + v * one_less_cos_over_omega2)
     });
-    (
+    PlaneStretch {
+        impulse,
+        dissipated: 0.0,
+        // Inside the circle the deformation is the slip's path.
+        travelled: [end.xi[0] - start.xi[0], end.xi[1] - start.xi[1]],
         end,
-        PlaneStretch {
-            impulse,
-            dissipated: 0.0,
-            // Inside the circle the deformation is the slip's path.
-            travelled: [end.xi[0] - start.xi[0], end.xi[1] - start.xi[1]],
-            end,
-        },
-    )
+    }
 }
 
 /// `sin(x)/x`, 1 at 0.
@@ -263,16 +237,9 @@ fn rates(
     let (force, xi_rate) = if sticking {
         let force = friction.stick_force(normal, motion.xi, v).f_t;
         let delta = friction.max_stiction_deformation;
-        let xi = within_circle(motion.xi, delta);
-        let xi_rate = if on_stiction_circle(xi, delta) && dot(xi, v) > 0.0 {
-            let radius = slip_speed(xi);
-            let n = xi.map(|x| x / radius);
-            let outward = dot(v, n);
-            [v[0] - outward * n[0], v[1] - outward * n[1]]
-        } else {
-            v
-        };
-        (force, xi_rate)
+        let xi = within_stiction_circle(motion.xi, delta);
+        let pushed = pushed_out_of_stiction_circle(xi, v, on_stiction_circle(xi, delta));
+        (force, deformation_rate(v, pushed))
     } else {
         (friction.force_in_plane(normal, v).f_t, [0.0; 2])
     };
@@ -298,8 +265,8 @@ struct Rates {
     travelled: [f64; 2],
 }
 
-/// One classical RK4 substep of the motion in one mode, with the force's impulse and the
-/// dissipated energy integrated alongside.
+/// One classical RK4 substep of the motion in one mode, with the force's impulse, the
+/// dissipated energy and the slip's path integrated alongside.
 fn runge_kutta(
     friction: &Friction,
     normal: f64,
@@ -307,7 +274,7 @@ fn runge_kutta(
     start: PlaneMotion,
     dynamics: PlaneDynamics,
     tau: f64,
-) -> (PlaneMotion, PlaneStretch) {
+) -> PlaneStretch {
     let at = |motion: PlaneMotion| rates(friction, normal, sticking, motion, dynamics);
     let shifted = |by: &Rates, share: f64| PlaneMotion {
         xi: std::array::from_fn(|axis| start.xi[axis] + share * by.xi[axis]),
@@ -324,13 +291,12 @@ fn runge_kutta(
         xi: std::array::from_fn(|axis| start.xi[axis] + blend(&|k| k.xi[axis])),
         v: std::array::from_fn(|axis| start.v[axis] + blend(&|k| k.v[axis])),
     };
-    let piece = PlaneStretch {
+    PlaneStretch {
         impulse: std::array::from_fn(|axis| blend(&|k| k.force[axis])),
         dissipated: blend(&|k| k.dissipated),
         travelled: std::array::from_fn(|axis| blend(&|k| k.travelled[axis])),
         end,
-    };
-    (end, piece)
+    }
 }
 
 #[cfg(test)]
