@@ -64,6 +64,8 @@ pub struct Exact<'a> {
     pub partner: Option<Partner>,
     pub partner_x: f64,
     pub partner_v: f64,
+    /// The lowest position the body reached so far (at the integrator's steps and events).
+    pub lowest: f64,
 }
 
 /// A second body behind the contacting one, tied to it by a linear spring: the spring pushes the
@@ -98,6 +100,7 @@ impl<'a> Exact<'a> {
             partner: None,
             partner_x: 0.0,
             partner_v: 0.0,
+            lowest: x,
         }
     }
 
@@ -131,6 +134,7 @@ impl<'a> Exact<'a> {
             self.partner_x,
             self.partner_v,
         ] = y;
+        self.lowest = self.lowest.min(self.x);
     }
 
     fn rhs(&self, t: f64, y: [f64; 5], contact: bool) -> [f64; 5] {

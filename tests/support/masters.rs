@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use super::exact::rk4_step;
-use super::{ok, Fmu, Instance, VarType};
+use super::{ok, Fmu, Instance, LogRecord, VarType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Master {
@@ -156,6 +156,46 @@ pub fn cosimulate_plant(
     substeps: usize,
 ) -> Vec<Sample> {
     let mut inst = Instance::new(fmu, "coupling");
+    run_plant(&mut inst, gap, plant, master, h, steps, substeps)
+}
+
+/// [`cosimulate_plant`] that does not unwind: the samples, or the message of the call that failed
+/// (a status other than fmi2OK), and everything the FMU logged for the instance either way.
+pub fn cosimulate_plant_logged(
+    fmu: &Arc<Fmu>,
+    gap: Gap,
+    plant: &Plant,
+    master: Master,
+    h: f64,
+    steps: usize,
+    substeps: usize,
+) -> (Result<Vec<Sample>, String>, Vec<LogRecord>) {
+    let mut inst = Instance::new(fmu, "coupling");
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_plant(&mut inst, gap, plant, master, h, steps, substeps)
+    }))
+    .map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    });
+    let logs = inst.logs();
+    (run, logs)
+}
+
+/// The run of [`cosimulate_plant`] on an instance just instantiated.
+fn run_plant(
+    inst: &mut Instance,
+    gap: Gap,
+    plant: &Plant,
+    master: Master,
+    h: f64,
+    steps: usize,
+    substeps: usize,
+) -> Vec<Sample> {
+    let fmu = Arc::clone(inst.fmu());
     ok(inst.setup_experiment(None, 0.0, None));
     ok(inst.enter_initialization_mode());
     let [c, d, m_eff, s_a, v_a, s_b, v_b, f_mean, f_next, e_loss, m_est] = [
