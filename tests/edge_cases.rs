@@ -23,7 +23,7 @@ use std::f64::consts::PI;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use support::{Fmu, Instance, InstantiateOptions, Status, VarType, PROBE_SHARE};
+use support::{panic_message, Fmu, Instance, InstantiateOptions, Status, VarType, PROBE_SHARE};
 
 // ---------------------------------------------------------------------------------------------
 // The law, independently of src/
@@ -1018,12 +1018,7 @@ fn each_case<T>(cases: impl IntoIterator<Item = T>, check: impl Fn(T)) {
     let mut failures = Vec::new();
     for case in cases {
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| check(case))) {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            failures.push(message);
+            failures.push(panic_message(&*panic));
         }
     }
     assert!(

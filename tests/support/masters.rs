@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use super::exact::rk4_step;
-use super::{ok, Fmu, Instance, LogRecord, VarType};
+use super::{ok, panic_message, Fmu, Instance, LogRecord, VarType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Master {
@@ -174,13 +174,7 @@ pub fn cosimulate_plant_logged(
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_plant(&mut inst, gap, plant, master, h, steps, substeps)
     }))
-    .map_err(|panic| {
-        panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default()
-    });
+    .map_err(|panic| panic_message(&*panic));
     let logs = inst.logs();
     (run, logs)
 }

@@ -76,6 +76,15 @@ pub fn vr(var: elastogap::variables::Var) -> u32 {
     elastogap::variables::by_var(var).value_reference
 }
 
+/// The message a caught panic carries (`panic!` with a format or a literal), empty otherwise.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 /// Asserts that a call the test needs to succeed returned fmi2OK.
 #[track_caller]
 pub fn ok(status: Status) {
