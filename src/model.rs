@@ -774,10 +774,14 @@ impl ElastoGap {
                 // Before the first step there is no step length to predict over: the force now
                 // is the best a master that steps all units at once can hold over its first step.
                 Interface::CoSimulation if self.coupling.last_h == 0.0 => forces().f,
-                Interface::CoSimulation => self
-                    .coupling
-                    .f_next
-                    .force(&self.law(), self.substep_limits()),
+                Interface::CoSimulation => {
+                    let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
+                    let law = self.law();
+                    let limits = self.substep_limits();
+                    (self.coupling)
+                        .predicted_next(&law, limits, least_mass, held)
+                        .0
+                }
                 Interface::ModelExchange => self.f_mean,
             },
             Var::MEffEstimate => self.coupling.last_estimate,
@@ -807,7 +811,8 @@ impl ElastoGap {
             let limits = self.substep_limits();
             let tables = self.tables.clone();
             let law = self.law_with(tables.as_deref());
-            self.coupling.make_f_next(&law, limits);
+            let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
+            self.coupling.make_f_next(&law, limits, least_mass, held);
             self.coupling.f_next_read = true;
         }
         self.value(var)
@@ -936,6 +941,19 @@ impl ElastoGap {
         }
     }
 
+    /// The least mass the held forces may move, as the answers so far allow: the mass in use
+    /// (`m_eff`, or the mass adopted from the answers), or the latest answer where that is
+    /// less; 0 before any mass is told, where the bound cannot act
+    /// ([`crate::coupling::PortState`]).
+    pub fn least_mass(&self) -> f64 {
+        let answered = self.coupling.last_estimate;
+        match self.effective_mass() {
+            Some(mass) if answered > 0.0 && answered.is_finite() => mass.min(answered),
+            Some(mass) => mass,
+            None => 0.0,
+        }
+    }
+
     /// The master's relative motion now, from the inputs.
     fn observed(&self) -> Observed {
         Observed {
@@ -1008,8 +1026,10 @@ impl ElastoGap {
         let one_sided = law.contact_ends().0.is_none();
         let settled = one_sided && self.coupling.is_settled(law, observed, h);
         // What a master that steps all units at once holds over this step: the f_next it read.
+        let least_mass = self.least_mass();
         let next_before = if self.coupling.f_next_read {
-            Some(self.coupling.make_f_next(law, limits))
+            let held = self.coupling.next_held();
+            Some(self.coupling.make_f_next(law, limits, least_mass, held))
         } else {
             None
         };
@@ -1086,11 +1106,24 @@ impl ElastoGap {
         };
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
+        // The one bound on every held force (`coupling::bound`): f_mean over this step from the
+        // master's motion at its start, f_next over the next one whatever this step does.
+        let f_mean = self.coupling.bound_mean(
+            step_end
+                .planned_f_mean
+                .unwrap_or(report.integral.impulse / h),
+            h,
+            least_mass,
+        );
+        // Only a master that steps all units at once holds f_next: over this step it held the
+        // one it read before it, or, where it read none, nothing.
+        let held_now = next_before.unwrap_or(0.0);
         let next = if self.coupling.f_next_read {
             match planned_over {
-                Some(_) => self.coupling.make_f_next(law, limits),
+                Some(_) => self.coupling.make_f_next(law, limits, least_mass, held_now),
                 None => {
                     let force = kinematic_next.force(law, limits);
+                    let force = self.coupling.bound_next(force, h, least_mass, held_now);
                     self.coupling.note_probe_in_next(&kinematic_next, force);
                     force
                 }
@@ -1167,7 +1200,7 @@ impl ElastoGap {
                 kinematic_next
             };
         }
-        self.f_mean = step_end.planned_f_mean.unwrap_or(impulse / h);
+        self.f_mean = f_mean;
         self.f_t_mean = tangential.impulse.map(|component| component / h);
         self.stiction = tangential.deformation;
         self.tangential_account = tangential.account;

@@ -436,7 +436,8 @@ pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), S
     let limits = copy.substep_limits();
     let tables = copy.tables.clone();
     let law = copy.law_with(tables.as_deref());
-    let f_next = copy.coupling.make_f_next(&law, limits);
+    let (least_mass, held) = (copy.least_mass(), copy.coupling.next_held());
+    let f_next = copy.coupling.make_f_next(&law, limits, least_mass, held);
     if !f_next.is_finite() {
         return Err(format!(
             "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
@@ -641,7 +642,8 @@ mod tests {
         ));
         let limits = model.substep_limits();
         let law = model.law_with(None);
-        model.coupling.make_f_next(&law, limits);
+        let (least_mass, held) = (model.least_mass(), model.coupling.next_held());
+        model.coupling.make_f_next(&law, limits, least_mass, held);
         assert_eq!(back, model);
 
         let mut truncated = bytes.to_vec();

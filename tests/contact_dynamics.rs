@@ -440,8 +440,9 @@ fn the_port_energy_is_the_held_forces_work_and_e_loss_ends_equal_to_it() {
 
 /// A master that steps all units at once but reads the outputs only after each step (cofmupy's
 /// Jacobi) holds no force over its first step, and reads `f_next` first after it. A contact inside
-/// that step is delivered all the same: with the mass given and without one, the rebound and
-/// `E_loss` end exact and `E_port` ends the master's own count; without a mass (the probe) the body
+/// that step is delivered all the same: with the mass given and without one, `E_loss` ends exact
+/// and `E_port` ends the master's own count, and the rebound is exact but where the port's bound
+/// cuts it (below); without a mass (the probe) the body
 /// is never faster than 3 times its impact speed (issue 19's bound for a mass not given). Before
 /// this master's kind is told, `E_port` follows `f_mean` (docs/coupling.md), so only its end is
 /// asserted; with the mass given the first steps' correction is one step late (printed).
@@ -480,7 +481,18 @@ fn a_first_step_contact_under_a_master_that_reads_after_each_step_is_delivered()
                  {dissipated:.1e}, final E_port off by {port:.1e} J, fastest {fastest:.3} m/s"
             );
             let bounded = m_eff > 0.0 || fastest <= 3.0;
-            if !(rebound <= 1e-6 && dissipated <= 1e-6 && port <= 1e-9 && bounded) {
+            // With the mass given and the contact ten or more contact durations inside the first
+            // step, the correction that would restore the rebound lends the body energy the port
+            // never received (3 times the impact speed for a step): the port's bound
+            // (`coupling::bound`) refuses it, and the body leaves no faster than it came
+            // (docs/coupling.md, "The port's bound").
+            let cut_by_the_bound = m_eff > 0.0 && ratio >= 10.0;
+            let rebound_ok = if cut_by_the_bound {
+                last.v > 0.0 && fastest <= 1.0 + 1e-12
+            } else {
+                rebound <= 1e-6
+            };
+            if !(rebound_ok && dissipated <= 1e-6 && port <= 1e-9 && bounded) {
                 failures.push(format!(
                     "h = {ratio} T_c, m_eff = {m_eff}: rebound {rebound:e}, E_loss {dissipated:e}, \
                      E_port {port:e}, fastest {fastest}"

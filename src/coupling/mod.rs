@@ -20,12 +20,14 @@
 //!
 //! Pure Rust: no FFI, no allocation.
 
+mod bound;
 mod correction;
 mod mass_fit;
 mod passivity;
 mod probe;
 mod tangential;
 
+pub use bound::PortState;
 use correction::Situation;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
 pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
@@ -267,21 +269,21 @@ impl Default for Prediction {
 }
 
 impl Prediction {
+    /// The step the prediction is made over (0 where it is made already).
+    pub fn step(&self) -> f64 {
+        match *self {
+            Prediction::Known(_) => 0.0,
+            Prediction::Kinematic { h, .. } | Prediction::Dynamic { h, .. } => h,
+        }
+    }
+
     /// The predicted mean force.
     pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
         self.planned(law, limits).0
     }
 
-    /// Made now, so that it is computed once however often it is read; with the correction
-    /// plan that follows it (the default where none was planned).
-    pub fn make<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
-        let (force, continuation) = self.planned(law, limits);
-        *self = Prediction::Known(force);
-        (force, continuation)
-    }
-
     /// The predicted mean force and the correction plan after it.
-    fn planned<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
+    pub fn planned<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
         match *self {
             Prediction::Known(force) => (force, Correction::default()),
             Prediction::Kinematic { start, h, probe } => {
@@ -382,15 +384,74 @@ const FIT_OVERRULE: f64 = 0.2;
 
 impl Coupling {
     /// `f_next`, made now if it was not yet (it is then kept however often it is read).
-    pub fn make_f_next<L: ContactLaw>(&mut self, law: &L, limits: SubstepLimits) -> f64 {
+    pub fn make_f_next<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        limits: SubstepLimits,
+        least_mass: f64,
+        held: f64,
+    ) -> f64 {
         if let Prediction::Known(force) = self.f_next {
             return force;
         }
         let prediction = self.f_next;
-        let (force, continuation) = self.f_next.make(law, limits);
-        self.f_next_continuation = continuation;
+        let (force, continuation) = self.predicted_next(law, limits, least_mass, held);
+        let (planned, _) = self.f_next.planned(law, limits);
+        self.f_next = Prediction::Known(force);
+        // A plan the bound cut does not go on: the step after it plans anew from the master.
+        self.f_next_continuation = if planned == force {
+            continuation
+        } else {
+            Correction::default()
+        };
         self.note_probe_in_next(&prediction, force);
         force
+    }
+
+    /// `f_next` as predicted, within the port's bound, and the correction plan after it.
+    pub fn predicted_next<L: ContactLaw>(
+        &self,
+        law: &L,
+        limits: SubstepLimits,
+        least_mass: f64,
+        held: f64,
+    ) -> (f64, Correction) {
+        let (force, continuation) = self.f_next.planned(law, limits);
+        let h = self.f_next.step();
+        (self.bound_next(force, h, least_mass, held), continuation)
+    }
+
+    /// The port as the master leaves it at the start of the step just taken (after
+    /// [`Self::observe`]): the one place the held forces are bounded from ([`PortState`]).
+    pub fn port(&self, least_mass: f64) -> PortState {
+        PortState {
+            v: self.last.v,
+            a: self.a_free,
+            received: self.e_port + self.initial_energy,
+            least_mass,
+        }
+    }
+
+    /// The force a master that holds `f_next` held over the step just taken: the `f_next` it
+    /// read before it, or nothing where it read none.
+    pub fn next_held(&self) -> f64 {
+        if self.next_readable {
+            self.last_next
+        } else {
+            0.0
+        }
+    }
+
+    /// `f_mean` as a master may hold it over the step just taken.
+    pub fn bound_mean(&self, force: f64, h: f64, least_mass: f64) -> f64 {
+        self.port(least_mass).bound(force, h)
+    }
+
+    /// `f_next` as a master may hold it over the step after the one just taken, over which it
+    /// holds `held`.
+    pub fn bound_next(&self, force: f64, h: f64, least_mass: f64, held: f64) -> f64 {
+        let (low, high) = self.port(least_mass).admissible_after(held, h);
+        force.clamp(low, high)
     }
 
     /// A master that holds `f_next` holds a probe made in it over the step ahead (the contact

@@ -1,0 +1,203 @@
+//! The port's bound: no held force may give the master's bodies energy the port has not received.
+//!
+//! A force `F` (at flange_b; the body there feels `-F`) held over a step of `h` does the work
+//! `F*Δs` on the port, exactly, whatever else moves the bodies (`Δs` the relative displacement the
+//! master then reports): that is what `E_port` sums. The port has received `B = E_port + E_0` so
+//! far (`E_0` the spring energy of a compressed start), and it stays passive as long as
+//! `E_port` never falls below `-E_0`, i.e. the step's work `F*Δs >= -B`.
+//!
+//! `Δs` depends on the force itself through the mass it moves. With the relative velocity `v` and
+//! external acceleration `a` at the step start and a mass of at least `m`,
+//! `Δs = v*h + a*h^2/2 - F*h^2/(2*m_true)`, and for `m_true >= m` the work is at least
+//! `F*(v*h + a*h^2/2) - F^2*h^2/(2*m)`. Keeping that above `-B` is a quadratic condition on `F`:
+//! the admissible forces are the interval between its roots, which always holds `F = 0` when
+//! `B >= 0`. For a body approaching a housing (`a = 0`, `B = 0`) its push side is the impulse
+//! `2*m*|v|` that reverses the body's velocity, no more. Where `B < 0` the port has already given
+//! energy away: nothing but forces that take energy back (between 0 and the force whose work is
+//! zero) may be held until the account is square.
+//!
+//! Nothing here estimates anything: the velocity and the port's account are the master's own
+//! numbers, the mass is the least one every answer so far allows (`m_eff` until contradicted),
+//! the acceleration the last one measured over a step without a held force.
+
+/// What the bound needs of the step ahead: the master's relative velocity and external
+/// acceleration at its start, the energy the port has received by then and the least mass the
+/// held force can move (`f64::INFINITY` for an infinitely heavy, prescribed motion).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortState {
+    pub v: f64,
+    pub a: f64,
+    pub received: f64,
+    pub least_mass: f64,
+}
+
+impl PortState {
+    /// The interval of forces that may be held over a step of `h` from this state, `(low, high)`
+    /// with `low <= high`. Where a number is not finite or no mass is known, `(-inf, inf)`:
+    /// the caller's own checks refuse a non-finite step, and without a mass nothing can be said.
+    pub fn admissible(self, h: f64) -> (f64, f64) {
+        let PortState {
+            v,
+            a,
+            received,
+            least_mass,
+        } = self;
+        let unbounded = (f64::NEG_INFINITY, f64::INFINITY);
+        if !(v.is_finite() && a.is_finite() && received.is_finite() && h > 0.0 && h.is_finite())
+            || least_mass.is_nan()
+            || least_mass <= 0.0
+        {
+            return unbounded;
+        }
+        // Work on the port: W(F) = b*F - q*F^2 >= -B.
+        let b = v * h + 0.5 * a * h * h;
+        let q = 0.5 * h * h / least_mass;
+        if q == 0.0 {
+            // An infinitely heavy motion: the work is linear in F.
+            return match (b > 0.0, b < 0.0) {
+                _ if received >= 0.0 && b == 0.0 => unbounded,
+                (true, _) => (-received.max(0.0) / b, f64::INFINITY),
+                (_, true) => (f64::NEG_INFINITY, -received.max(0.0) / b),
+                _ => (0.0, 0.0),
+            };
+        }
+        let discriminant = b * b + 4.0 * q * received;
+        if received < 0.0 || discriminant < 0.0 || !discriminant.is_finite() {
+            // Energy given away: only forces whose work the port receives, between 0 and b/q.
+            let zero_work = b / q;
+            return if zero_work.is_finite() {
+                (zero_work.min(0.0), zero_work.max(0.0))
+            } else {
+                (0.0, 0.0)
+            };
+        }
+        let root = discriminant.sqrt();
+        // The two roots (b ± root)/(2q), each in the form that does not cancel.
+        if b >= 0.0 {
+            let high = (b + root) / (2.0 * q);
+            let low = -2.0 * received / (b + root);
+            (
+                finite_or(low, f64::NEG_INFINITY),
+                finite_or(high, f64::INFINITY),
+            )
+        } else {
+            let low = (b - root) / (2.0 * q);
+            let high = 2.0 * received / (root - b);
+            (
+                finite_or(low, f64::NEG_INFINITY),
+                finite_or(high, f64::INFINITY),
+            )
+        }
+    }
+
+    /// `force` brought into the admissible interval of a step of `h`.
+    pub fn bound(self, force: f64, h: f64) -> f64 {
+        let (low, high) = self.admissible(h);
+        force.clamp(low, high)
+    }
+
+    /// The state a step of `h` holding `force` leaves, through a mass of `mass` (the port's
+    /// account and velocity predicted; `least_mass` kept).
+    pub fn after(self, force: f64, h: f64, mass: f64) -> PortState {
+        let displacement = self.v * h + 0.5 * (self.a - force / mass) * h * h;
+        PortState {
+            v: self.v + (self.a - force / mass) * h,
+            received: self.received + force * displacement,
+            ..self
+        }
+    }
+
+    /// The interval admissible over the step after one that holds `held`, whatever mass at least
+    /// `least_mass` that force moves: the intersection over the two ends of that range (the work
+    /// and the velocity are monotonic in the inverse mass).
+    pub fn admissible_after(self, held: f64, h: f64) -> (f64, f64) {
+        let light = self.after(held, h, self.least_mass).admissible(h);
+        let heavy = self.after(held, h, f64::INFINITY).admissible(h);
+        let (low, high) = (light.0.max(heavy.0), light.1.min(heavy.1));
+        if low <= high {
+            (low, high)
+        } else {
+            (0.0, 0.0)
+        }
+    }
+}
+
+fn finite_or(value: f64, otherwise: f64) -> f64 {
+    if value.is_nan() {
+        otherwise
+    } else {
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work(state: PortState, force: f64, h: f64, mass: f64) -> f64 {
+        force * (state.v * h + 0.5 * (state.a - force / mass) * h * h)
+    }
+
+    #[test]
+    fn an_approaching_body_may_be_sent_back_no_faster_than_it_came() {
+        let state = PortState {
+            v: -2.0,
+            a: 0.0,
+            received: 0.0,
+            least_mass: 3.0,
+        };
+        let h = 0.01;
+        let (low, high) = state.admissible(h);
+        // The impulse that reverses 2 m/s through 3 kg: 12 N.s.
+        assert!((low * h + 12.0).abs() < 1e-12, "{low}");
+        assert_eq!(high, 0.0);
+        let after = state.after(low, h, 3.0);
+        assert!((after.v - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_bound_keeps_the_port_passive_for_every_heavier_mass() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut unit = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..10_000 {
+            let state = PortState {
+                v: 10.0 * (unit() - 0.5),
+                a: 20.0 * (unit() - 0.5),
+                received: if unit() < 0.2 { -unit() } else { 5.0 * unit() },
+                least_mass: 0.01 + 5.0 * unit(),
+            };
+            let h = 1e-3 + 0.1 * unit();
+            let (low, high) = state.admissible(h);
+            assert!(low <= high);
+            for force in [low, high, 0.5 * (low + high)] {
+                for factor in [1.0, 1.5, 10.0, 1e6] {
+                    let w = work(state, force, h, state.least_mass * factor);
+                    let floor = -state.received.max(0.0);
+                    let tolerance = 1e-9 * (1.0 + w.abs() + state.received.abs());
+                    if state.received >= 0.0 {
+                        assert!(w >= floor - tolerance, "{state:?} {force} {w}");
+                    } else {
+                        // Energy given away: the step may only take some back.
+                        assert!(w >= -tolerance, "{state:?} {force} {w}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn without_a_mass_nothing_is_bounded() {
+        let state = PortState {
+            v: -1.0,
+            a: 0.0,
+            received: 0.0,
+            least_mass: 0.0,
+        };
+        assert_eq!(state.admissible(0.01), (f64::NEG_INFINITY, f64::INFINITY));
+    }
+}
