@@ -65,6 +65,8 @@ pub struct Parameters {
     pub max_substep_size: f64,
     pub max_substep_count: i32,
     pub acceleration_estimate: i32,
+    /// Which force the master holds: 1 told by its reads and answers, 2 f_mean, 3 f_next.
+    pub held_force: i32,
     /// 0: unknown (estimated); otherwise the effective mass of the relative motion.
     pub m_eff: f64,
     pub relative_tolerance: f64,
@@ -116,6 +118,7 @@ impl Default for Parameters {
             max_substep_size: start(Var::MaxSubstepSize),
             max_substep_count: start(Var::MaxSubstepCount) as i32,
             acceleration_estimate: start(Var::AccelerationEstimate) as i32,
+            held_force: start(Var::HeldForce) as i32,
             m_eff: start(Var::MEff),
             relative_tolerance: start(Var::RelativeTolerance),
         }
@@ -736,6 +739,7 @@ impl ElastoGap {
             Var::PreloadX => p.gap_dampers.preload[0],
             Var::PreloadY => p.gap_dampers.preload[1],
             Var::FrictionInterpolation => f64::from(p.friction.interpolation),
+            Var::HeldForce => f64::from(p.held_force),
             Var::UseHeatPort => f64::from(u8::from(p.use_heat_port)),
             Var::MaxSubstepSize => p.max_substep_size,
             Var::MaxSubstepCount => f64::from(p.max_substep_count),
@@ -808,6 +812,7 @@ impl ElastoGap {
             self.coupling.f_mean_read = true;
         }
         if var == Var::FNext && self.interface == Interface::CoSimulation {
+            self.tell_held_force();
             let limits = self.substep_limits();
             let tables = self.tables.clone();
             let law = self.law_with(tables.as_deref());
@@ -857,6 +862,7 @@ impl ElastoGap {
             Var::PreloadX => p.gap_dampers.preload[0] = value,
             Var::PreloadY => p.gap_dampers.preload[1] = value,
             Var::FrictionInterpolation => p.friction.interpolation = value as i32,
+            Var::HeldForce => p.held_force = value as i32,
             Var::UseHeatPort => p.use_heat_port = value != 0.0,
             Var::MaxSubstepSize => p.max_substep_size = value,
             Var::MaxSubstepCount => p.max_substep_count = value as i32,
@@ -932,7 +938,9 @@ impl ElastoGap {
     /// (it disagreed with `m_eff`, or no `m_eff` was given), else the parameter, else none (the
     /// step integrates along the extrapolated motion).
     pub fn effective_mass(&self) -> Option<f64> {
-        if self.coupling.mass_estimate > 0.0 {
+        if self.prescribed() {
+            None
+        } else if self.coupling.mass_estimate > 0.0 {
             Some(self.coupling.mass_estimate)
         } else if self.parameters.m_eff > 0.0 {
             Some(self.parameters.m_eff)
@@ -941,16 +949,44 @@ impl ElastoGap {
         }
     }
 
+    /// The user's word on which force the master holds (`heldForce`), given to the coupling
+    /// before anything reads or bounds by it: it settles the reading for good.
+    pub(crate) fn tell_held_force(&mut self) {
+        let told = match self.parameters.held_force {
+            2 => Some(false),
+            3 => Some(true),
+            _ => None,
+        };
+        self.coupling.held_told = told.is_some();
+        if told.is_some() {
+            self.coupling.master_holds_next = told;
+            self.coupling.holds_next_settled = true;
+        }
+    }
+
+    /// The user said the master prescribes the motion (`heldForce` = None): no force is held on
+    /// a body, so nothing is probed or bounded, and the steps are the law's integral along it.
+    pub fn prescribed(&self) -> bool {
+        self.parameters.held_force == 4
+    }
+
     /// The least mass the held forces may move, as the answers so far allow: the mass in use
     /// (`m_eff`, or the mass adopted from the answers), or the latest answer where that is
-    /// less; 0 before any mass is told, where the bound cannot act
-    /// ([`crate::coupling::PortState`]).
+    /// less; without a mass, the larger of what the probes' answers allow and what the probes
+    /// held took for granted; 0 before any probe, where the bound cannot act
+    /// ([`crate::coupling::PortState`]); infinite for a prescribed motion and the Gap Force.
     pub fn least_mass(&self) -> f64 {
+        // The Gap Force's spring is centred inside its range and its preload does work: it gives
+        // a body energy it never received, so the port's bound does not apply to it.
+        let active = self.parameters.options.force_law == ForceLaw::GapForce as i32;
+        if self.prescribed() || active {
+            return f64::INFINITY;
+        }
         let answered = self.coupling.last_estimate;
         match self.effective_mass() {
             Some(mass) if answered > 0.0 && answered.is_finite() => mass.min(answered),
             Some(mass) => mass,
-            None => 0.0,
+            None => (0.5 * self.coupling.probe_mass_floor).max(self.coupling.probe_assumed_mass),
         }
     }
 
@@ -992,6 +1028,7 @@ impl ElastoGap {
     ) -> Result<(), NonFiniteStep> {
         let time = self.time;
         let observed = self.observed();
+        self.tell_held_force();
         if self.coupling.last_h == 0.0 {
             // The spring energy the contact holds where the master starts it: returned without
             // having come through the port.
@@ -1005,7 +1042,8 @@ impl ElastoGap {
             };
         }
         let limits = self.substep_limits();
-        if let Some(initial) = self.coupling.initial.take() {
+        let initial = self.coupling.initial.take();
+        if let Some(initial) = initial {
             self.coupling
                 .begin_after_unseen_step(law, initial, observed, h, limits);
         }
@@ -1055,8 +1093,10 @@ impl ElastoGap {
                 // probe's too, corrected by the replay once the mass is known.
                 // New to the master: no force it could have held over the step before; not a run
                 // that starts compressed (unless the bodies stepped into the contact unseen).
+                // Compressed where the master started it, not where its bodies stepped to unseen.
+                let start = initial.map_or(step_end.start.s, |initial| initial.s);
                 let compressed_start = self.coupling.last_h == 0.0
-                    && distance_outside(law.contact_ends(), step_end.start.s) < 0.0
+                    && distance_outside(law.contact_ends(), start) < 0.0
                     && !self.coupling.replay_pending;
                 // A probe of a contact that began at the very end of the last step may have been
                 // too small for an answer; one this step's probe dwarfs leaves it new.
@@ -1070,7 +1110,9 @@ impl ElastoGap {
                 let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
-                let probe = self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+                let probe = !self.prescribed()
+                    && self.coupling.probing(new_contact)
+                    && report.integral.impulse != 0.0;
                 let share = probe
                     .then(|| {
                         let full = (report.integral.impulse, report.integral.dissipated);
@@ -1099,22 +1141,22 @@ impl ElastoGap {
         let kinematic_next = Prediction::Kinematic {
             start: step_end.end,
             h,
-            probe: self
-                .coupling
-                .probing(report.integral.substeps == 0)
+            probe: (!self.prescribed() && self.coupling.probing(report.integral.substeps == 0))
                 .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };
         // The master reads f_next: made here, so that a step never hands out one that is not
         // finite.
         // The one bound on every held force (`coupling::bound`): f_mean over this step from the
         // master's motion at its start, f_next over the next one whatever this step does.
-        let f_mean = self.coupling.bound_mean(
-            step_end
-                .planned_f_mean
-                .unwrap_or(report.integral.impulse / h),
-            h,
-            least_mass,
-        );
+        let planned = step_end
+            .planned_f_mean
+            .unwrap_or(report.integral.impulse / h);
+        let f_mean = self.coupling.bound_mean(planned, h, least_mass);
+        if f_mean != planned {
+            // What the bound cut was owed by a position the master cannot reach without energy
+            // the port never received: from here the correction restores the velocity only.
+            self.coupling.correction.pace = Pace::VelocityFirst;
+        }
         // Only a master that steps all units at once holds f_next: over this step it held the
         // one it read before it, or, where it read none, nothing.
         let held_now = next_before.unwrap_or(0.0);
@@ -2201,12 +2243,12 @@ mod tests {
     }
 
     /// A body of 1 kg at 1 m/s onto a housing, stepped by a master that holds `f_mean` over each
-    /// step (it steps the gap first) and reads `f_next` after each step or never: the `f_mean`s it
-    /// gets, and `f_next` when read at the end, are the same either way. (Reading it once made
-    /// the FMU take this master for one that holds `f_next`: the two forces differed by a
-    /// rounding error after the contact, and the fit of the master's answer picked by noise.)
-    fn impact(read_f_next: bool, m_eff: f64) -> (Vec<f64>, f64) {
+    /// step (it steps the gap first) and reads `f_next` after each step or never, with
+    /// `heldForce` = `held`: the `f_mean`s it gets, the final `f_next` when read at the end, and
+    /// the body's final speed.
+    fn impact(read_f_next: bool, m_eff: f64, held: f64) -> (Vec<f64>, f64, f64) {
         let mut gap = gap(m_eff);
+        gap.set_value(Var::HeldForce, held);
         let (h, mass) = (0.01, 1.0);
         let (mut s, mut v) = (0.035, -1.0);
         let mut forces = Vec::new();
@@ -2223,17 +2265,19 @@ mod tests {
             s += h * (v - 0.5 * h * f_mean / mass);
             v -= h * f_mean / mass;
         }
-        (forces, gap.read(Var::FNext))
+        (forces, gap.read(Var::FNext), v)
     }
 
+    /// Told that the master holds `f_mean`, the FMU gives it the same forces whether it reads
+    /// `f_next` too or not. (Reading it once made the FMU take this master for one that holds
+    /// `f_next`: the two forces differed by a rounding error after the contact, and the fit of
+    /// the master's answer picked by noise.)
     #[test]
     fn reading_f_next_changes_nothing_a_master_holding_f_mean_gets() {
         for m_eff in [0.0, 1.0] {
-            let (reading, next_reading) = impact(true, m_eff);
-            let (not_reading, next_not_reading) = impact(false, m_eff);
+            let (reading, next_reading, _) = impact(true, m_eff, 2.0);
+            let (not_reading, next_not_reading, _) = impact(false, m_eff, 2.0);
             assert!(reading.iter().any(|f| *f != 0.0), "the body meets the stop");
-            // To rounding: where the prediction equals the force, which of the two the master
-            // holds is left open when f_next is read, and known to be f_mean when it is not.
             let scale = reading.iter().fold(0.0f64, |m, f| m.max(f.abs()));
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * scale;
             assert!(
@@ -2244,9 +2288,24 @@ mod tests {
         }
     }
 
+    /// Not told (`heldForce` = Auto), a master that reads both forces may hold either: the FMU
+    /// never sends the body back faster than it came, with or without a mass.
+    #[test]
+    fn a_master_reading_both_forces_untold_gets_no_energy() {
+        for m_eff in [0.0, 1.0] {
+            let (forces, _, v) = impact(true, m_eff, 1.0);
+            assert!(forces.iter().any(|f| *f != 0.0), "the body meets the stop");
+            assert!(forces.iter().all(|f| f.is_finite()));
+            assert!(
+                v > 0.0 && v <= 1.0,
+                "m_eff = {m_eff}: leaves at {v} m/s from 1"
+            );
+        }
+    }
+
     #[test]
     fn an_unread_prediction_is_made_when_first_read() {
-        let (_, eager) = impact(true, 1.0);
+        let (_, eager, _) = impact(true, 1.0, 1.0);
         let mut gap = gap(1.0);
         gap.set_value(Var::FlangeBS, -1e-3);
         gap.set_value(Var::FlangeBV, -0.5);

@@ -47,9 +47,10 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// master answered the last step and the one before; the tangential mass they told, whether the
 /// master holds the step before's force, a disagreeing fit waiting to be told again, the slip
 /// the last step predicted, and the answers in a row that missed it).
-const FORMAT_VERSION: u32 = 15;
+/// 16: the mass the probes held so far take for granted, and the parameter `heldForce`.
+const FORMAT_VERSION: u32 = 16;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
-const FIELD_COUNT: usize = 314;
+const FIELD_COUNT: usize = 316;
 /// The slots of the tangential answer windows' counts, of the steps recorded, of whether the
 /// master answered the last step and the one before, of the last step's size, of the
 /// tangential mass and of whether the master holds the step before's force.
@@ -410,6 +411,10 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     let mut misses = answers.misses as f64;
     visitor(&mut misses);
     answers.misses = (misses as usize).min(3);
+    visitor(&mut model.coupling.probe_assumed_mass);
+    let mut held_force = f64::from(model.parameters.held_force);
+    visitor(&mut held_force);
+    model.parameters.held_force = held_force as i32;
 }
 
 /// One window of the master's answers: its columns, then its count.
@@ -436,6 +441,7 @@ pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), S
     let limits = copy.substep_limits();
     let tables = copy.tables.clone();
     let law = copy.law_with(tables.as_deref());
+    copy.tell_held_force();
     let (least_mass, held) = (copy.least_mass(), copy.coupling.next_held());
     let f_next = copy.coupling.make_f_next(&law, limits, least_mass, held);
     if !f_next.is_finite() {
@@ -501,6 +507,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     let any_i32 = (f64::from(i32::MIN), f64::from(i32::MAX));
     check_integer_slot(8, any_i32.0, any_i32.1); // maxSubstepCount
     check_integer_slot(9, any_i32.0, any_i32.1); // accelerationEstimate
+    check_integer_slot(FIELD_COUNT - 1, any_i32.0, any_i32.1); // heldForce
     check_integer_slot(14, 0.0, 1.0); // supplied a present
     check_integer_slot(16, 0.0, 1.0); // supplied b present
     check_integer_slot(18, 0.0, 2.0); // history length

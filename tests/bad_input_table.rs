@@ -1067,6 +1067,9 @@ const CASES: &[(&str, Case)] = &[
             exit_with(i, Var::FrictionInterpolation, 0.0)
         })
     }),
+    ("heldForce-out-of-range", |fmu| {
+        call(fmu, instantiated, |i| exit_with(i, Var::HeldForce, 5.0))
+    }),
     ("negative-mu", |fmu| {
         call(fmu, instantiated, |i| exit_with(i, Var::MuS, -0.1))
     }),

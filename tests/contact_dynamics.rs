@@ -106,7 +106,17 @@ fn a_known_mass_hitting_a_housing_rebounds_right_at_any_step_with_either_master(
                     "{c:>8.0e} {ratio:>6} {:>22} {rebound:>12.3e} {energy:>12.3e} {position:>18.3e}",
                     master.label()
                 );
-                if !(rebound < 5e-3 && energy < 5e-3 && position < 1e-2) {
+                // A master that holds f_next gets the rebound a step late; where the contact
+                // lasts longer than half a step, catching the lag up would give the body more
+                // energy than the port received, which the port's bound refuses
+                // (docs/coupling.md): the body then flies at the exact speed, up to a quarter of
+                // the step's travel behind.
+                let lag = if master == Master::Jacobi && ratio <= 1.0 {
+                    0.25
+                } else {
+                    1e-2
+                };
+                if !(rebound < 5e-3 && energy < 5e-3 && position < lag) {
                     failures.push(format!(
                         "c = {c:e}, h = {ratio} T_c, {}: rebound {rebound:e}, E_loss {energy:e}, \
                          position {position:e}",
@@ -312,7 +322,9 @@ fn a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
                 worst * 1e3,
                 100.0 * worst / stroke
             );
-            if worst > 0.02 * stroke {
+            // Issue 35's limits: 2 % of the stroke at 1 and 5 ms, 5 % at 10 ms.
+            let limit = if h > 5e-3 { 0.05 } else { 0.02 };
+            if worst > limit * stroke {
                 failures.push(format!(
                     "h = {h}, {master:?}: error {worst:e} m, stroke {stroke:e} m"
                 ));

@@ -878,7 +878,9 @@ fn a_ball_of_known_mass_that_the_first_step_lets_through_the_floor_is_not_thrown
                 &case,
                 "energy from step 4 / E_drop",
                 most / drop_energy,
-                1.0,
+                // The port's bound lets the correction lend the ball back what the contact
+                // dissipated, never more than the drop gave (to rounding).
+                1.0 + 1e-9,
                 &at,
             );
         }

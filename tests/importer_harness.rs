@@ -2431,6 +2431,9 @@ fn supplied_derivatives_override_the_estimate_for_one_step_only() {
     let h = 1e-3;
     let mut settings = law.settings();
     settings.push(("accelerationEstimate", 2.0));
+    // The harness prescribes the motion (heldForce = None): the step is the law's integral
+    // along it from the first contact step on.
+    settings.push(("heldForce", 4.0));
     let mut inst = Instance::new(&fmu, "history");
     initialize(&mut inst, &settings);
     // A history whose estimate would be -300 m/s^2.

@@ -27,8 +27,10 @@
 //!
 //! Prints a report (per master: runs, failures, failed calls, non-finite runs, runs in which the
 //! FMU logged a warning, the worst ratios; failures per kind and per `m_eff`; the 15 worst runs,
-//! all failed runs with `SAFETY_LIST=1`); fails on any failed run unless `SAFETY_REPORT_ONLY=1`.
-//! Not met yet, so it runs on request:
+//! all failed runs with `SAFETY_LIST=1`). Two tests judge it: in the default suite, that every
+//! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
+//! exact run's largest); on request, the issue's criterion above, which fails on any failed run
+//! unless `SAFETY_REPORT_ONLY=1`:
 //! `cargo test --release --test safety_sweep -- --ignored --nocapture`. One system or
 //! master on request: `SAFETY_ONLY=<index>` (which also prints the run step by step),
 //! `SAFETY_MASTER=<part of the master's label, any case>`; `SAFETY_SYSTEMS=<n>` draws n systems.
@@ -52,6 +54,11 @@ const MASTERS: [Master; 3] = [
 /// The bound on a point's energy against the exact one, and the single-point bound with `m_eff` off.
 const BOUND: f64 = 1.1;
 const BOUND_OFF: f64 = 10.0;
+/// What every run holds today, in the default suite: no run's energy ever above this many times
+/// the largest the exact run reaches (the port's bound, docs/coupling.md). Measured: 8.7 over
+/// these 320 systems, 218 over 1200 (a body under gravity that the first step let 1.7 m into
+/// the stop, `m_eff` twice its mass); 1e53 before the bound.
+const PEAK_BOUND: f64 = 1000.0;
 /// The absolute floor of the comparison, in units of the initial energy.
 const FLOOR: f64 = 1e-9;
 /// The partner spring's length at rest.
@@ -382,6 +389,8 @@ struct Ratios {
     windowed: f64,
     /// The exact energy at `at`, in units of the initial energy.
     exact_share: f64,
+    /// The co-simulation's largest energy over the exact run's largest.
+    peak: f64,
 }
 
 /// `r_k = E_cosim(t_k) / (the exact energy's largest over t_{k-1}..t_{k+1} + floor)`; a NaN
@@ -407,11 +416,14 @@ fn energy_ratios(cosim: &[f64], exact: &[f64]) -> (Vec<f64>, Ratios) {
         .windows(3)
         .map(|w| w[0].min(w[1]).min(w[2]))
         .fold(f64::MIN, f64::max);
+    let largest = |e: &[f64]| e.iter().fold(0.0f64, |a, &b| a.max(b));
+    let peak = largest(cosim) / largest(exact);
     let summary = Ratios {
         single: r[at],
         at,
         windowed,
         exact_share: exact[at] / exact[0],
+        peak: if peak.is_nan() { f64::INFINITY } else { peak },
     };
     (r, summary)
 }
@@ -509,9 +521,8 @@ fn env_usize(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
-#[test]
-#[ignore = "issue 35's acceptance sweep, not met yet: cargo test --release --test safety_sweep -- --ignored --nocapture"]
-fn safety_sweep_random_systems_gain_no_energy() {
+/// Every system under every master, judged; the report printed.
+fn sweep() -> Vec<Row> {
     let fmu = Fmu::load_default();
     let count = env_usize("SAFETY_SYSTEMS").unwrap_or(320);
     let only = env_usize("SAFETY_ONLY");
@@ -538,7 +549,29 @@ fn safety_sweep_random_systems_gain_no_energy() {
             rows.push(judge(&fmu, &system, master, &exact, only.is_some()));
         }
     }
-    let failures = report(&rows, &masters);
+    report(&rows, &masters);
+    rows
+}
+
+/// The default suite's part: no call fails, no value is non-finite, and no run's energy ever
+/// exceeds [`PEAK_BOUND`] times the largest the exact run reaches.
+#[test]
+fn every_random_system_stays_bounded_under_every_master() {
+    let rows = sweep();
+    let unbounded: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            r.error.is_some() || r.non_finite || r.ratios.is_none_or(|x| x.peak > PEAK_BOUND)
+        })
+        .map(|r| format!("{} under {}", r.system.describe(), r.master.label()))
+        .collect();
+    assert!(unbounded.is_empty(), "unbounded runs: {unbounded:#?}");
+}
+
+#[test]
+#[ignore = "issue 35's acceptance sweep, not met yet: cargo test --release --test safety_sweep -- --ignored --nocapture"]
+fn safety_sweep_random_systems_gain_no_energy() {
+    let failures = sweep().iter().filter(|r| r.failed()).count();
     if !std::env::var("SAFETY_REPORT_ONLY").is_ok_and(|v| v == "1") {
         assert_eq!(failures, 0, "safety sweep: see the report above");
     }
@@ -598,6 +631,10 @@ fn master_summary(rows: &[Row], masters: &[Master]) -> String {
             .filter(|r| !r.system.given.strict())
             .collect();
         out += &worst_line(
+            &format!("peak over the exact's (<= {PEAK_BOUND})"),
+            worst_by(&of, |r| r.peak),
+        );
+        out += &worst_line(
             "single, m_eff 0/right (<= 1.1)",
             worst_by(&strict, |r| r.single),
         );
@@ -635,7 +672,7 @@ fn breakdown(rows: &[Row], masters: &[Master], groups: &[&str], group: fn(&Row) 
 }
 
 /// Prints the report; returns the number of failed runs.
-fn report(rows: &[Row], masters: &[Master]) -> usize {
+fn report(rows: &[Row], masters: &[Master]) {
     let mut out = format!(
         "\n== safety sweep (issue 35): {} runs, seed {SEED:#x} ==\n",
         rows.len()
@@ -678,5 +715,4 @@ fn report(rows: &[Row], masters: &[Master]) -> usize {
     let failures = failed.len();
     out += &format!("safety sweep: {failures} of {} runs failed\n", rows.len());
     println!("{out}");
-    failures
 }

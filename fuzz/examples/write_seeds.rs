@@ -123,7 +123,8 @@ fn integrator_step(instance: &Instance, inputs: &[(Var, f64)], e_loss: f64) {
         instance.call("fmi2SetTime", |c| unsafe { fmi2SetTime(c, 1e-3) }),
         "time",
     );
-    let x = [e_loss];
+    // E_loss, then the stick-slip deformation (xi_x, xi_y), at rest.
+    let x = [e_loss, 0.0, 0.0];
     ok(
         instance.call("fmi2SetContinuousStates", |c| unsafe {
             fmi2SetContinuousStates(c, x.as_ptr(), x.len())

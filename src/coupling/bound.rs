@@ -33,8 +33,9 @@ pub struct PortState {
 
 impl PortState {
     /// The interval of forces that may be held over a step of `h` from this state, `(low, high)`
-    /// with `low <= high`. Where a number is not finite or no mass is known, `(-inf, inf)`:
-    /// the caller's own checks refuse a non-finite step, and without a mass nothing can be said.
+    /// with `low <= high`. Where a number is not finite, no mass is known or the motion is
+    /// prescribed (an infinite mass), `(-inf, inf)`: the caller's own checks refuse a non-finite
+    /// step, without a mass nothing can be said, and a prescribed motion takes no energy.
     pub fn admissible(self, h: f64) -> (f64, f64) {
         let PortState {
             v,
@@ -46,7 +47,9 @@ impl PortState {
         if !(v.is_finite() && a.is_finite() && received.is_finite() && h > 0.0 && h.is_finite())
             || least_mass.is_nan()
             || least_mass <= 0.0
+            || least_mass == f64::INFINITY
         {
+            // An infinite mass: the master prescribes the motion, which no force changes.
             return unbounded;
         }
         // Work on the port: W(F) = b*F - q*F^2 >= -B.

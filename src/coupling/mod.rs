@@ -124,6 +124,9 @@ pub struct Coupling {
     /// Whether a clear answer told it: until then any step's answer may change it, from then on
     /// only one [`OVERTURN`] times clearer (a master does not change its scheme).
     pub holds_next_settled: bool,
+    /// The user told it (parameter `heldForce`): no answer changes it, and the port's bound
+    /// counts that force's work alone. Set from the parameter before every use.
+    pub held_told: bool,
     /// The force the last step's bookkeeping assumed the master holds over it.
     pub assumed_held: f64,
     /// The mass answered by a single step whose force both readings agree on; 0 if none yet.
@@ -203,6 +206,10 @@ pub struct Coupling {
     /// The least mass (kg) a probe's answer hidden in the external acceleration's change allows:
     /// it sizes the next probe ([`ProbeSizing`]); 0 before any such answer.
     pub probe_mass_floor: f64,
+    /// The least mass the probes held so far take for granted (kg): the one each probe's
+    /// impulse would just reverse at the speed it met. Before an answer tells more, the bound
+    /// holds every later force to it ([`PortState`]); 0 before any probe.
+    pub probe_assumed_mass: f64,
     /// How far the newest mean external acceleration lay from the linear extrapolation of the
     /// two before it (m/s^2; 0 until three are known).
     pub a_ext_miss: f64,
@@ -423,13 +430,31 @@ impl Coupling {
 
     /// The port as the master leaves it at the start of the step just taken (after
     /// [`Self::observe`]): the one place the held forces are bounded from ([`PortState`]).
+    ///
+    /// A master that reads both forces may hold either: unless the user told which
+    /// (`heldForce`), the smaller of the two accounts counts ([`Self::holds_either`]).
     pub fn port(&self, least_mass: f64) -> PortState {
+        let either = self.holds_either();
+        let received = if either {
+            self.e_port.min(self.e_port_if_next)
+        } else {
+            self.e_port
+        };
         PortState {
             v: self.last.v,
             a: self.a_free,
-            received: self.e_port + self.initial_energy,
+            received: received + self.initial_energy,
             least_mass,
         }
+    }
+
+    /// Whether the master may have held either force over the step just taken: it read both,
+    /// and the user did not tell which it holds (`heldForce`). The answers do not count: a
+    /// driven body's answers once proved, four times clearer than anything seemed to hide, that
+    /// a Jacobi master held `f_mean`, and the bound through that account let the bodies' energy
+    /// grow 1e42-fold.
+    pub fn holds_either(&self) -> bool {
+        !self.held_told && self.f_mean_read && self.next_readable
     }
 
     /// The force a master that holds `f_next` held over the step just taken: the `f_next` it
@@ -458,8 +483,16 @@ impl Coupling {
     /// foreseen a step early), before any step's own `f_mean` probes: its answer is to be read
     /// as a probe's, and the step that meets the contact probes too.
     pub fn note_probe_in_next(&mut self, prediction: &Prediction, force: f64) {
-        if matches!(prediction, Prediction::Kinematic { probe: Some(_), .. }) && force != 0.0 {
-            self.probe_pending = true;
+        if let Prediction::Kinematic {
+            probe: Some(_),
+            start,
+            h,
+        } = *prediction
+        {
+            if force != 0.0 {
+                self.probe_pending = true;
+                self.assume_probe(force * h, start.v.abs());
+            }
         }
     }
 
@@ -493,14 +526,14 @@ impl Coupling {
         }
         let holds_before = self.master_holds_next;
         // A master that reads f_next and never f_mean holds f_next: it steps all units at once.
-        if self.f_next_read && !self.f_mean_read {
+        if !self.held_told && self.f_next_read && !self.f_mean_read {
             self.master_holds_next = Some(true);
             self.holds_next_settled = true;
         }
         // Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
         // before the step (it stepped all units at once)? Where they differ, the one that fits
         // the external acceleration seen so far; the model then owes the master the difference.
-        if self.last_next != self.last_force {
+        if self.last_next != self.last_force && !self.held_told && self.f_mean_read {
             // An answer settles the reading where it is clearer than what the change of the
             // external acceleration over the last step could explain; until then each step's
             // answer may change it. A master does not change its scheme during a run: once
@@ -621,7 +654,7 @@ impl Coupling {
         }
         self.last_held = applied.unwrap_or(self.last_force);
         self.e_port += self.last_held * (now.s - self.last.s);
-        self.e_port_if_next += applied.unwrap_or(self.last_next) * (now.s - self.last.s);
+        self.e_port_if_next += self.last_next * (now.s - self.last.s);
         if let (Some(m), Some(applied)) = (mass, applied) {
             // The model owes the master what a force other than the assumed one did.
             let extra = (applied - self.assumed_held) / m;
@@ -744,6 +777,9 @@ impl Coupling {
         if self.probe_pending && mass.is_none() {
             self.probe_pending =
                 self.learn_from_probe(&mut learned, applied, dv, h1, a_ext_before_step, now);
+        } else if mass.is_none() {
+            // Every force held without a mass tells how heavy the bodies are at least.
+            self.raise_mass_floor(now, dv, h1, f64::INFINITY);
         }
         if let (true, Some(force)) = (coupled, applied) {
             // The external acceleration the answer is read against, the steps since it was

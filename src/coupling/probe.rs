@@ -51,6 +51,11 @@ const PROBE_RESPONSE: f64 = 0.1;
 /// The largest share of the step's impulse a grown probe holds.
 const PROBE_SHARE_LIMIT: f64 = 0.1;
 
+/// How many times what the external acceleration's extrapolation can miss (as estimated from its
+/// past misses) a mass floor allows for: a driven body's answer once missed by three times the
+/// estimate, and the floor through it was 2.3 times the body's mass.
+const FLOOR_DOUBT: f64 = 4.0;
+
 /// How large a probe is: [`PROBE_SHARE`] of the impulse along the motion at first; after an answer
 /// that the external acceleration's change hid, as large as the least mass that answer allows
 /// lets it be without changing the bodies' speed by more than [`PROBE_RESPONSE`] of `speed`.
@@ -162,22 +167,7 @@ impl Coupling {
             && force_doubt == 0.0
             && parabolic(bend_now)
             && bend_before.is_none_or(parabolic);
-        // Otherwise the answer is read through the external acceleration extrapolated linearly
-        // (a body pushed by a spring or a drive), and must stand out of what that extrapolation
-        // can miss: its last miss between free steps. Without two free steps before it (a
-        // contact in the first steps), the step's bend.
-        let as_velocity = |(bend, _, h): (f64, f64, f64)| 12.0 * bend / h;
-        // The extrapolation's miss grows with the square of how many steps ahead of the last
-        // mean it reaches (no mean is known while probing without a mass).
-        let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
-        let hidden = match bend_before {
-            Some(before) if self.a_ext_count == 2 => {
-                (self.a_ext_miss * h * 0.5 * ahead * (ahead + 1.0))
-                    .max((as_velocity(bend_now) - as_velocity(before)).abs())
-            }
-            _ => as_velocity(bend_now).abs(),
-        };
-        let through_trend = dv - self.a_ext(Extrapolation::Linear, self.last.time, h) * h;
+        let (through_trend, hidden) = self.read_answer(now, dv, h);
         let rough = through_trend.abs() >= PROBE_CLARITY * hidden
             && force_doubt <= force.abs() / PROBE_CLARITY;
         let answered = if exact { answered } else { through_trend };
@@ -254,14 +244,11 @@ impl Coupling {
         let grows = hidden > rounding
             && through_trend.abs() > rounding
             && self.unclear_probes < PROBE_LIMIT;
-        if !grows {
-            return self.end_probing();
-        }
         // The answer lies within `hidden` of what was measured: the mass is at least the
         // probe's impulse over the largest velocity change it can have caused.
-        let floor = (force.abs() - force_doubt) * h / (through_trend.abs() + hidden);
-        if floor.is_finite() && floor > self.probe_mass_floor {
-            self.probe_mass_floor = floor;
+        self.raise_mass_floor(now, dv, h, force.abs() - force_doubt);
+        if !grows {
+            return self.end_probing();
         }
         true
     }
@@ -316,12 +303,79 @@ impl Coupling {
         let share = probe_in_next.or_else(|| self.probe_sizing(speed, h).share(full.0));
         match share {
             Some(share) => {
+                self.assume_probe(share * full.0, speed);
                 self.probe_rest_waiting.0 += full.0 - share * full.0;
                 self.probe_rest_waiting.1 += full.1 - share * full.1;
             }
             None => self.probe_not_needed(),
         }
         share
+    }
+
+    /// A step's answer read through the external acceleration extrapolated linearly (a body
+    /// pushed by a spring or a drive): the velocity change `dv` over `h` less the extrapolation,
+    /// and what that extrapolation can miss: its last miss between free steps, grown with the
+    /// square of how many steps ahead of the last mean it reaches (no mean is known while no
+    /// mass is), or the step's own bend off a parabola where fewer steps are known.
+    pub(super) fn read_answer(&self, now: Observed, dv: f64, h: f64) -> (f64, f64) {
+        let as_velocity = |from: Observed, to: Observed| {
+            12.0 * bend_off_parabola(from, to) / (to.time - from.time)
+        };
+        let bend_now = as_velocity(self.last, now);
+        let seen_before = self.before_last.time < self.last.time;
+        let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
+        let hidden = if seen_before && self.a_ext_count == 2 {
+            let bend_before = as_velocity(self.before_last, self.last);
+            (self.a_ext_miss * h * 0.5 * ahead * (ahead + 1.0)).max((bend_now - bend_before).abs())
+        } else {
+            bend_now.abs()
+        };
+        let through_trend = dv - self.a_ext(Extrapolation::Linear, self.last.time, h) * h;
+        (through_trend, hidden)
+    }
+
+    /// Raises the least mass the answers allow without a mass (`probe_mass_floor`) by a step's
+    /// answer to the force held over `h` (at most `force`, N): the body moved by at most the
+    /// velocity change read through the extrapolation plus [`FLOOR_DOUBT`] times what that can
+    /// miss, so its mass is at least the impulse over that. A master that read f_next before the
+    /// step may have held either force: unless the user told which (`heldForce`), the smaller
+    /// counts (a driven body's answer to no force at all once looked like one to 6.9 N,
+    /// and the floor through it was 23 times its mass).
+    pub(super) fn raise_mass_floor(&mut self, now: Observed, dv: f64, h: f64, force: f64) {
+        let next = if self.next_readable {
+            self.last_next.abs()
+        } else {
+            0.0
+        };
+        let held = match (self.holds_either(), self.master_holds_next) {
+            (true, _) => self.last_force.abs().min(next),
+            (false, Some(true)) => next,
+            (false, _) => self.last_force.abs(),
+        };
+        // A force that is not a number tells nothing.
+        let force = force.min(held);
+        if force <= 0.0 || force.is_nan() {
+            return;
+        }
+        let (through_trend, hidden) = self.read_answer(now, dv, h);
+        let rounding = self.rounding(now, PROBE_ROUNDING);
+        let floor = force * h / (through_trend.abs() + FLOOR_DOUBT * hidden + rounding);
+        if floor.is_finite() && floor > self.probe_mass_floor {
+            self.probe_mass_floor = floor;
+        }
+    }
+
+    /// The first probe, of `impulse` (N.s) held against a master moving at `speed`, takes for
+    /// granted a mass it does not reverse faster than it came, `|impulse|/(2*speed)`, until an
+    /// answer tells more. Later probes are sized by what the answers allow and assume nothing
+    /// more (a probe grown against a body a spring had slowed down once took 9.4 kg for granted
+    /// of one of 6.2 kg).
+    pub(super) fn assume_probe(&mut self, impulse: f64, speed: f64) {
+        let mass = impulse.abs() / (2.0 * speed);
+        let first = self.probe_assumed_mass == 0.0 && self.probe_mass_floor == 0.0;
+        if first && mass.is_finite() {
+            self.probe_assumed_mass = mass;
+        }
     }
 
     /// The least mass shows the whole impulse along the motion safe (`ProbeSizing::share` is
@@ -334,7 +388,6 @@ impl Coupling {
     /// Probing ends without a mass: what the probes held back is delivered along the motion with
     /// the next step.
     fn end_probing(&mut self) -> bool {
-        self.probe_mass_floor = 0.0;
         self.rough_answer = RoughAnswer::default();
         let waiting = std::mem::take(&mut self.probe_rest_waiting);
         self.probe_rest = (self.probe_rest.0 + waiting.0, self.probe_rest.1 + waiting.1);

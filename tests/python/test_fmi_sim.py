@@ -133,6 +133,8 @@ def init_values(case):
     values = [f"{name}={float(value)!r}" for name, value in case["parameters"].items()]
     values.append(f"useHeatPort={'true' if case['use_heat_port'] else 'false'}")
     values.append(f"accelerationEstimate={case['acceleration_estimate']}")
+    # fmi-sim prescribes the motion from the input file: no force of the FMU moves a body.
+    values.append("heldForce=4")
     return [argument for value in values for argument in ("--init-values", value)]
 
 

@@ -212,7 +212,11 @@ fn run_plant(
         .variable("E_port")
         .filter(|v| v.var_type == VarType::Real && v.causality == "output")
         .map(|v| v.value_reference);
-    let mut outputs = vec![f_mean, e_loss, m_est];
+    // A master that steps all units at once reads the force it holds, f_next, and never
+    // f_mean (read too, the FMU could not tell which one it holds: docs/coupling.md).
+    let steps_all_at_once = matches!(master, Master::Jacobi | Master::JacobiReadingAfter);
+    let force_read = if steps_all_at_once { f_next } else { f_mean };
+    let mut outputs = vec![force_read, e_loss, m_est];
     outputs.extend(e_port);
     let s_rel0 = inst.vr("s_rel0", VarType::Real);
     ok(inst.set_real(
