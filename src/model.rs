@@ -65,7 +65,8 @@ pub struct Parameters {
     pub max_substep_size: f64,
     pub max_substep_count: i32,
     pub acceleration_estimate: i32,
-    /// Which force the master holds: 1 told by its reads and answers, 2 f_mean, 3 f_next.
+    /// Which force the master holds (`HeldForce`): 1 told by its reads and answers, 2 f_mean,
+    /// 3 f_next, 4 none (it prescribes the motion).
     pub held_force: i32,
     /// 0: unknown (estimated); otherwise the effective mass of the relative motion.
     pub m_eff: f64,
@@ -972,8 +973,8 @@ impl ElastoGap {
 
     /// The least mass the held forces may move, as the answers so far allow: the mass in use
     /// (`m_eff`, or the mass adopted from the answers), or the latest answer where that is
-    /// less; without a mass, the larger of what the probes' answers allow and what the probes
-    /// held took for granted; 0 before any probe, where the bound cannot act
+    /// less; without a mass, the larger of half the floor the answers allow and what the first
+    /// probe took for granted; 0 before any probe, where the bound cannot act
     /// ([`crate::coupling::PortState`]); infinite for a prescribed motion and the Gap Force.
     pub fn least_mass(&self) -> f64 {
         // The Gap Force's spring is centred inside its range and its preload does work: it gives
