@@ -1145,8 +1145,6 @@ impl ElastoGap {
             probe: (!self.prescribed() && self.coupling.probing(report.integral.substeps == 0))
                 .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };
-        // The master reads f_next: made here, so that a step never hands out one that is not
-        // finite.
         // The one bound on every held force (`coupling::bound`): f_mean over this step from the
         // master's motion at its start, f_next over the next one whatever this step does.
         let planned = step_end
@@ -1161,6 +1159,8 @@ impl ElastoGap {
         // Only a master that steps all units at once holds f_next: over this step it held the
         // one it read before it, or, where it read none, nothing.
         let held_now = next_before.unwrap_or(0.0);
+        // The master reads f_next: made here, so that a step never hands out one that is not
+        // finite.
         let next = if self.coupling.f_next_read {
             match planned_over {
                 Some(_) => self.coupling.make_f_next(law, limits, least_mass, held_now),

@@ -56,7 +56,8 @@ impl PortState {
         let b = v * h + 0.5 * a * h * h;
         let q = 0.5 * h * h / least_mass;
         if q == 0.0 {
-            // An infinitely heavy motion: the work is linear in F.
+            // A mass so large that the step's response to the force underflows: the work is
+            // linear in F.
             return match (b > 0.0, b < 0.0) {
                 _ if received >= 0.0 && b == 0.0 => unbounded,
                 (true, _) => (-received.max(0.0) / b, f64::INFINITY),

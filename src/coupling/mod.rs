@@ -402,8 +402,8 @@ impl Coupling {
             return force;
         }
         let prediction = self.f_next;
-        let (force, continuation) = self.predicted_next(law, limits, least_mass, held);
-        let (planned, _) = self.f_next.planned(law, limits);
+        let (planned, continuation) = prediction.planned(law, limits);
+        let force = self.bound_next(planned, prediction.step(), least_mass, held);
         self.f_next = Prediction::Known(force);
         // A plan the bound cut does not go on: the step after it plans anew from the master.
         self.f_next_continuation = if planned == force {

@@ -155,8 +155,8 @@ pub fn cosimulate_plant(
     steps: usize,
     substeps: usize,
 ) -> Vec<Sample> {
-    let mut inst = Instance::new(fmu, "coupling");
-    run_plant(&mut inst, gap, plant, master, h, steps, substeps)
+    let (run, _) = cosimulate_plant_logged(fmu, gap, plant, master, h, steps, substeps);
+    run.unwrap_or_else(|message| panic!("{message}"))
 }
 
 /// [`cosimulate_plant`] that does not unwind: the samples, or the message of the call that failed
@@ -179,7 +179,7 @@ pub fn cosimulate_plant_logged(
     (run, logs)
 }
 
-/// The run of [`cosimulate_plant`] on an instance just instantiated.
+/// The run of [`cosimulate_plant_logged`] on an instance just instantiated.
 fn run_plant(
     inst: &mut Instance,
     gap: Gap,
