@@ -1211,6 +1211,13 @@ impl ElastoGap {
         // `integral / h` finite.
         let end = step_end.end;
         let forces = law.evaluate(end.s, end.v);
+        // The friction's outputs too, with the deformation the step leaves: a finite normal
+        // force times a slip near the largest double once made `lossPower` infinite after an OK
+        // step (fuzz/deserialize_state).
+        let sticking = self.sticking().then_some(tangential.deformation);
+        let plane = self
+            .tangential()
+            .force(&forces, self.inputs.v_t, sticking);
         let end_finite = all_finite([
             end.s,
             end.v,
@@ -1218,7 +1225,9 @@ impl ElastoGap {
             forces.f,
             forces.f_c,
             forces.f_d,
-            forces.loss_power,
+            forces.loss_power + plane.loss_power,
+            plane.f_t[0],
+            plane.f_t[1],
             self.coupling.last_estimate,
             next,
         ]);
@@ -2241,6 +2250,28 @@ mod tests {
         gap.set_value(Var::D, 20.0);
         gap.set_value(Var::MEff, m_eff);
         gap
+    }
+
+    /// A step whose friction would leave `lossPower` infinite (a finite normal force times a
+    /// slip near the largest double) is refused, so that no output read after an OK step is
+    /// infinite; the same contact at a slip of 1 m/s steps.
+    #[test]
+    fn a_step_whose_friction_power_overflows_is_refused() {
+        for (slip, finite) in [(1.0, true), (1e300, false)] {
+            // Held still inside the contact, without a mass to push it out.
+            let mut gap = gap(0.0);
+            gap.set_value(Var::FrictionLaw, crate::laws::FrictionLaw::Adams as i32 as f64);
+            gap.set_value(Var::MuS, 0.5);
+            gap.set_value(Var::MuD, 0.4);
+            gap.set_value(Var::C, 1e12);
+            gap.set_value(Var::FlangeBS, -0.01);
+            gap.set_value(Var::VTx, slip);
+            let step = gap.do_step(1e-3, &mut StepReport::default());
+            assert_eq!(step.is_ok(), finite, "slip {slip}");
+            if finite {
+                assert!(gap.read(Var::LossPower).is_finite());
+            }
+        }
     }
 
     /// A body of 1 kg at 1 m/s onto a housing, stepped by a master that holds `f_mean` over each
