@@ -7,8 +7,8 @@ use std::sync::Arc;
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
     Prediction, SlipDynamics, SpeedFuse, TangentialAnswers, Told,
-    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PROBE_SHARE, SPEED_FUSE_FACTOR,
-    STEADY_ADOPTION,
+    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PLAIN_STEP, PROBE_SHARE, SHORT_STEP,
+    SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
     advance_deformation, deformation_rate, distance_outside, distance_outside_and_rate, dot,
@@ -298,6 +298,18 @@ pub struct ElastoGap {
     /// Whether the master has set a flange input (before the end of initialization, what the
     /// first step compares its inputs with).
     pub inputs_set: bool,
+    /// Co-simulation: the contact's duration through the mass in use, for the short-step gate.
+    pub contact_time: ContactTime,
+}
+
+/// The contact's duration (s) through `mass` (kg) at the relative `speed` (m/s) it was found for,
+/// kept until the mass changes or the speed grows by a tenth: finding it searches the spring's
+/// energy for the deepest penetration. Not part of the FMU state (found again after a restore).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactTime {
+    pub mass: f64,
+    pub speed: f64,
+    pub duration: f64,
 }
 
 /// What one co-simulation step did, for the FMI layer's log.
@@ -311,6 +323,8 @@ pub struct StepReport {
     pub contact_within_step: Option<f64>,
     /// A contact completed in the last step and gave this effective-mass estimate (kg).
     pub new_estimate: Option<f64>,
+    /// The master's relative speed at the start of the contact behind `new_estimate` (m/s).
+    pub approach_speed: f64,
     /// What the master's answers in the tangential plane told about the slip's mass: a new one
     /// (the friction is integrated through it from this step on), or that they contradict it.
     pub tangential_told: Option<Told>,
@@ -417,6 +431,7 @@ impl Default for ElastoGap {
             tables: None,
             port_origin: 0.0,
             inputs_set: false,
+            contact_time: ContactTime::default(),
         }
     }
 }
@@ -971,6 +986,45 @@ impl ElastoGap {
         self.parameters.held_force == 4
     }
 
+    /// The contact's duration (s; 0 where unknown) through `mass` at the master's relative
+    /// velocity `v` or the fastest it has shown while the port was passive, for the short-step
+    /// rules (docs/coupling.md, "Short steps": [`SHORT_STEP`], [`PLAIN_STEP`]).
+    fn contact_duration<L: ContactLaw>(&mut self, law: &L, mass: f64, v: f64) -> f64 {
+        let speed = self.coupling.passive_speed.max(v.abs());
+        let known = self.contact_time;
+        if known.mass != mass || speed > 1.1 * known.speed || known.duration == 0.0 {
+            let duration = if speed > 0.0 {
+                crate::laws::contact_duration(law, mass, speed)
+            } else {
+                // Pressed and held still: the half period of the mass on the spring's stiffness
+                // where it is (none out of contact).
+                let s = self.observed().s;
+                let stiffness = law.partials(s, 0.0).f_c_ds.abs();
+                Some(std::f64::consts::PI * (mass / stiffness).sqrt()).filter(|d| d.is_finite())
+            };
+            self.contact_time = ContactTime {
+                mass,
+                speed,
+                duration: duration.unwrap_or(0.0),
+            };
+        }
+        self.contact_time.duration
+    }
+
+    /// Without `m_eff` (and not told the master prescribes the motion): how long a contact of
+    /// `mass` (kg) met at `speed` (m/s) lasts ([`crate::laws::contact_duration`]), where that is
+    /// less than two steps of `h`: the contact then falls inside one or two steps, and without a
+    /// mass the FMU can bound its impulse but not make it exact.
+    pub fn short_contact_without_mass(&self, mass: f64, speed: f64, h: f64) -> Option<f64> {
+        if self.parameters.m_eff > 0.0 || self.prescribed() {
+            return None;
+        }
+        let law = self.law_with(self.tables.as_deref());
+        let duration =
+            crate::with_law!(&law, law => crate::laws::contact_duration(law, mass, speed));
+        duration.filter(|&duration| duration < 2.0 * h)
+    }
+
     /// The least mass the held forces may move, as the answers so far allow: the mass in use
     /// (`m_eff`, or the mass adopted from the answers), or the latest answer where that is
     /// less; without a mass, the larger of half the floor the answers allow and what the first
@@ -1052,9 +1106,20 @@ impl ElastoGap {
             self.coupling
                 .begin_after_missed_contact(law, observed, limits);
         }
+        let duration = match self.effective_mass() {
+            Some(mass) => self.contact_duration(law, mass, observed.v),
+            None => 0.0,
+        };
+        let short_steps = h <= SHORT_STEP * duration;
+        let plain = h <= PLAIN_STEP * duration;
+        self.coupling.ignore_answers = short_steps || self.prescribed();
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
+        if plain {
+            self.coupling.forget_owed();
+        }
+
         report.mass_disagreement = learned.disagreement;
         // Settled: no contact under way for the master or the model, nothing owed. Then whatever
         // the port received and the contact did not report dissipated was dissipated all the
@@ -1073,6 +1138,10 @@ impl ElastoGap {
             None
         };
         report.new_estimate = learned.new_estimate;
+        report.approach_speed = match self.coupling.episode.start.v.abs() {
+            0.0 => self.coupling.passive_speed,
+            speed => speed,
+        };
         // Taken only if the step is: a refused step and its retry must not answer twice.
         let mut tangential_answers = self.tangential_answers;
         if let Tangential::Friction(_) = self.tangential() {
@@ -1081,7 +1150,7 @@ impl ElastoGap {
         }
         // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
         // what to put back if the step is refused. The kinematic step leaves the coupling alone.
-        let (step_end, planned_over) = match self.effective_mass() {
+        let (step_end, planned_over) = match self.effective_mass().filter(|_| !plain) {
             Some(mass) => {
                 let coupling = self.coupling;
                 let step_end = self.dynamic_step(law, mass, h, next_before, settled, report);
@@ -1112,6 +1181,7 @@ impl ElastoGap {
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
                 let probe = !self.prescribed()
+                    && !short_steps
                     && self.coupling.probing(new_contact)
                     && report.integral.impulse != 0.0;
                 let share = probe
@@ -1142,8 +1212,10 @@ impl ElastoGap {
         let kinematic_next = Prediction::Kinematic {
             start: step_end.end,
             h,
-            probe: (!self.prescribed() && self.coupling.probing(report.integral.substeps == 0))
-                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+            probe: (!self.prescribed()
+                && !short_steps
+                && self.coupling.probing(report.integral.substeps == 0))
+            .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };
         // The one bound on every held force (`coupling::bound`): f_mean over this step from the
         // master's motion at its start, f_next over the next one whatever this step does.
@@ -1215,9 +1287,7 @@ impl ElastoGap {
         // force times a slip near the largest double once made `lossPower` infinite after an OK
         // step (fuzz/deserialize_state).
         let sticking = self.sticking().then_some(tangential.deformation);
-        let plane = self
-            .tangential()
-            .force(&forces, self.inputs.v_t, sticking);
+        let plane = self.tangential().force(&forces, self.inputs.v_t, sticking);
         let end_finite = all_finite([
             end.s,
             end.v,
@@ -2260,7 +2330,10 @@ mod tests {
         for (slip, finite) in [(1.0, true), (1e300, false)] {
             // Held still inside the contact, without a mass to push it out.
             let mut gap = gap(0.0);
-            gap.set_value(Var::FrictionLaw, crate::laws::FrictionLaw::Adams as i32 as f64);
+            gap.set_value(
+                Var::FrictionLaw,
+                crate::laws::FrictionLaw::Adams as i32 as f64,
+            );
             gap.set_value(Var::MuS, 0.5);
             gap.set_value(Var::MuD, 0.4);
             gap.set_value(Var::C, 1e12);

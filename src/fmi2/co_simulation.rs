@@ -71,6 +71,7 @@ impl Instance {
             );
             self.logger.log(WARNING, Category::StatusWarning, &message);
         }
+        self.warn_short_contact_without_mass(current_time, h, &report);
         let told_mass = match report.tangential_told {
             Some(Told::Mass(mass)) => Some(mass),
             _ => None,
@@ -127,6 +128,30 @@ impl Instance {
         };
         let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
         current_time.is_finite() && (current_time - time).abs() <= slack
+    }
+
+    /// Once per instance, without `m_eff`: the contacts the master's answers tell are shorter
+    /// than two steps. A status warning in the log, not the call's status (as above).
+    fn warn_short_contact_without_mass(&mut self, time: f64, h: f64, report: &StepReport) {
+        let Some(mass) = report.new_estimate.filter(|_| !self.short_contact_warned) else {
+            return;
+        };
+        let Some(duration) = self
+            .model
+            .short_contact_without_mass(mass, report.approach_speed, h)
+        else {
+            return;
+        };
+        self.short_contact_warned = true;
+        let message = format!(
+            "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass the FMU integrates steps up to a tenth of a contact ({} s here) along the master's motion; at longer steps it only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
+            Number(time),
+            Number(duration),
+            Number(mass),
+            Number(h),
+            Number(0.1 * duration)
+        );
+        self.logger.log(WARNING, Category::StatusWarning, &message);
     }
 
     /// What a step says about how the contact meets the master's step size, under `logCoupling`.

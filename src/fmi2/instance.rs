@@ -31,6 +31,9 @@ pub(super) struct Instance {
     /// FMU states handed out by this instance and not yet freed, so foreign pointers are refused.
     pub(super) snapshots: Vec<*mut ElastoGap>,
     pub(super) table_file: TableFile,
+    /// The warning that contacts are too short for the steps without `m_eff` has been given
+    /// (once per instance).
+    pub(super) short_contact_warned: bool,
 }
 
 impl Instance {
@@ -48,6 +51,7 @@ impl Instance {
             start_time: 0.0,
             snapshots: Vec::new(),
             table_file: TableFile::new(resources),
+            short_contact_warned: false,
         }
     }
 

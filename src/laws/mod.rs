@@ -105,6 +105,41 @@ pub fn spring_work<L: ContactLaw>(law: &L, from: f64, to: f64) -> f64 {
     }
 }
 
+/// About how long a contact lasts (s) for a body of `mass` (kg) that meets it at `speed` (m/s):
+/// pi times the deepest penetration its kinetic energy reaches against the spring, over the
+/// speed. Exact for a linear undamped spring (`pi*sqrt(m/c)`); a Hertz contact (`n` = 1.5) lasts
+/// 6 % less, and damping changes it by its share. None where the spring does not stop the body
+/// within a million of the law's length scales, or an input is not a positive finite number.
+pub fn contact_duration<L: ContactLaw>(law: &L, mass: f64, speed: f64) -> Option<f64> {
+    let kinetic = 0.5 * mass * speed * speed;
+    if !(kinetic.is_finite() && kinetic > 0.0) {
+        return None;
+    }
+    let upper = law.contact_ends().1;
+    let stored = |depth: f64| spring_work(law, upper, upper - depth);
+    // Bracketed by doubling from the law's own scale, then halved to a per mille: the estimate
+    // is rough by its nature, and it is asked for once per contact at most.
+    let scale = law.length_scale();
+    let (mut low, mut high) = (0.0, if scale > 0.0 { scale } else { 1e-6 });
+    let mut doublings = 0;
+    while stored(high) < kinetic {
+        (low, high) = (high, 2.0 * high);
+        doublings += 1;
+        if doublings > 60 || !high.is_finite() {
+            return None;
+        }
+    }
+    while high - low > 1e-3 * high {
+        let middle = 0.5 * (low + high);
+        if stored(middle) < kinetic {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    Some(std::f64::consts::PI * high / speed)
+}
+
 /// `∫ g` over `[a, b]` where `g` is smooth inside and may have unbounded higher derivatives at
 /// either end: panels halving towards both ends, 8 Gauss–Legendre points each.
 fn graded_quadrature(g: &impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
@@ -333,6 +368,73 @@ mod tests {
                     "n = {n}, {from} -> {to}: {work} against {expected}"
                 );
             }
+        }
+    }
+
+    /// A linear spring's contact lasts pi*sqrt(m/c) at any speed; a Hertz contact (`n` = 1.5)
+    /// 2.9432*delta_max/v, delta_max = (5*m*v^2/(4*k))^(2/5) with `k = c` in N/m^1.5.
+    #[test]
+    fn the_contact_duration_is_the_springs_half_period() {
+        let mut random = crate::laws::tests::Lcg(0x5eed_d00d);
+        for _ in 0..200 {
+            let c = 10f64.powf(4.0 + 4.0 * random.next());
+            let mass = 0.05 * 400f64.powf(random.next());
+            let speed = 0.1 * 50f64.powf(random.next());
+            let linear = GapLaw {
+                c,
+                d: 0.0,
+                s_rel0: 0.0,
+                n: 1.0,
+                s_ref: 1.0,
+                f_ref: 0.0,
+            };
+            let duration = contact_duration(&linear, mass, speed).unwrap();
+            let exact = std::f64::consts::PI * (mass / c).sqrt();
+            assert!(
+                (duration / exact - 1.0).abs() <= 2e-3,
+                "linear: {duration} against {exact}"
+            );
+            let hertz = GapLaw { n: 1.5, ..linear };
+            let depth = (5.0 * mass * speed * speed / (4.0 * c)).powf(0.4);
+            let exact = 2.9432 * depth / speed;
+            let duration = contact_duration(&hertz, mass, speed).unwrap();
+            assert!(
+                (duration / exact - 1.0 - 0.0674).abs() <= 3e-3,
+                "Hertz: {duration} against {exact}"
+            );
+        }
+        let law = GapLaw {
+            c: 1e5,
+            d: 0.0,
+            s_rel0: 0.0,
+            n: 1.0,
+            s_ref: 1.0,
+            f_ref: 0.0,
+        };
+        for (mass, speed) in [
+            (0.0, 1.0),
+            (1.0, 0.0),
+            (f64::NAN, 1.0),
+            (1.0, f64::INFINITY),
+        ] {
+            assert_eq!(
+                contact_duration(&law, mass, speed),
+                None,
+                "{mass} kg at {speed} m/s"
+            );
+        }
+    }
+
+    /// A small seeded generator, uniform in [0, 1).
+    pub(crate) struct Lcg(pub u64);
+
+    impl Lcg {
+        pub(crate) fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
         }
     }
 }

@@ -170,8 +170,27 @@ pub fn cosimulate_plant_logged(
     steps: usize,
     substeps: usize,
 ) -> (Result<Vec<Sample>, String>, Vec<LogRecord>) {
+    cosimulate_plant_with(fmu, gap, &[], plant, master, h, steps, substeps)
+}
+
+/// [`cosimulate_plant_logged`] with more parameters set by name (Integers and Enumerations as
+/// their values) during initialization.
+#[allow(clippy::too_many_arguments)]
+pub fn cosimulate_plant_with(
+    fmu: &Arc<Fmu>,
+    gap: Gap,
+    parameters: &[(&str, f64)],
+    plant: &Plant,
+    master: Master,
+    h: f64,
+    steps: usize,
+    substeps: usize,
+) -> (Result<Vec<Sample>, String>, Vec<LogRecord>) {
     let mut inst = Instance::new(fmu, "coupling");
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for &(name, value) in parameters {
+            ok(inst.set_by_name(name, value));
+        }
         run_plant(&mut inst, gap, plant, master, h, steps, substeps)
     }))
     .map_err(|panic| panic_message(&*panic));

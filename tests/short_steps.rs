@@ -1,0 +1,261 @@
+//! What the step against the contact's duration decides (docs/coupling.md, "Short steps"), through
+//! the packaged FMU (`Fmu::load_default`) under three masters (Gauss–Seidel gap first and body
+//! first holding `f_mean`, Jacobi holding `f_next`):
+//!
+//! - Steps of at most a hundredth of a contact (through the mass given) are the law's integral
+//!   along the master's motion, bit for bit: the same outputs as with `heldForce` = None, where the
+//!   FMU takes the master's motion as prescribed.
+//! - Steps of at most a tenth of a contact draw no warning at all, whatever `m_eff` (0, right,
+//!   half or twice the mass): there is nothing to estimate.
+//! - Without `m_eff`, a contact shorter than two steps is warned about once per instance
+//!   (fmi2Warning in the log, every call still fmi2OK), naming the mass the answers give and the
+//!   largest step the FMU integrates along the master's motion, a tenth of the contact. Steps
+//!   with the mass given draw no such warning.
+//!
+//! Over seeded random lone bodies and bodies on a driven spring (mass 0.05-20 kg, c = 1e4-1e8 N/m,
+//! damping ratio 0.02-0.5, approach 0.1-5 m/s), against the closed-form contact duration
+//! `pi*sqrt(m/c)` of the linear law.
+
+mod support;
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use support::masters::{cosimulate_plant_with, Gap, Master, Plant, Sample, State};
+use support::random::Random;
+use support::Status;
+use support::{Fmu, LogRecord};
+
+const MASTERS: [Master; 3] = [
+    Master::GaussSeidel,
+    Master::GaussSeidelBodyFirst,
+    Master::Jacobi,
+];
+
+/// What the short-contact warning starts with after its time.
+const SHORT_CONTACT: &str = "m_eff = 0, and a contact lasts about";
+
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    mass: f64,
+    c: f64,
+    zeta: f64,
+    speed: f64,
+    /// The ground spring's natural period over the contact's duration, and the drive's amplitude
+    /// (N) near that resonance; none for a lone body.
+    drive: Option<(f64, f64)>,
+}
+
+impl Body {
+    fn draw(random: &mut Random, driven: bool) -> Body {
+        let mass = random.log_uniform(0.05, 20.0);
+        let c = random.log_uniform(1e4, 1e8);
+        let speed = random.log_uniform(0.1, 5.0);
+        let drive = driven.then(|| {
+            let periods = random.log_uniform(20.0, 200.0);
+            let k = mass * (2.0 * PI / (periods * PI * (mass / c).sqrt())).powi(2);
+            (periods, 0.2 * k * speed / (k / mass).sqrt())
+        });
+        Body {
+            mass,
+            c,
+            zeta: random.log_uniform(0.02, 0.5),
+            speed,
+            drive,
+        }
+    }
+
+    fn contact_duration(&self) -> f64 {
+        PI * (self.mass / self.c).sqrt()
+    }
+
+    /// Runs steps of `h` with `m_eff` through the first contact; returns the log, every call
+    /// having returned fmi2OK.
+    fn run(&self, fmu: &Arc<Fmu>, master: Master, h: f64, m_eff: f64) -> Vec<LogRecord> {
+        self.run_with(fmu, master, h, m_eff, &[]).1
+    }
+
+    /// [`Self::run`] with more parameters; returns the samples too.
+    fn run_with(
+        &self,
+        fmu: &Arc<Fmu>,
+        master: Master,
+        h: f64,
+        m_eff: f64,
+        parameters: &[(&str, f64)],
+    ) -> (Vec<Sample>, Vec<LogRecord>) {
+        // The first contact in the second step, or a few steps in where they are short.
+        let x0 = (1.5 * self.speed * h).max(0.05 * self.speed * self.contact_duration());
+        let ground = self.drive.map(|(periods, amplitude)| {
+            let omega = 2.0 * PI / (periods * self.contact_duration());
+            (self.mass * omega * omega, amplitude, omega)
+        });
+        let derivative = |t: f64, y: State, held: f64| -> State {
+            let external = ground.map_or(0.0, |(k, amplitude, omega)| {
+                -k * (y[0] - x0) + amplitude * (omega * t).sin()
+            });
+            [y[1], (external - held) / self.mass, 0.0, 0.0]
+        };
+        let plant = Plant {
+            initial: [x0, -self.speed, 0.0, 0.0],
+            derivative: &derivative,
+        };
+        let gap = Gap {
+            c: self.c,
+            d: self.zeta * 2.0 * (self.c * self.mass).sqrt(),
+            m_eff,
+            s_rel0: 0.0,
+        };
+        // Through the first contact and a little after, at least 40 steps.
+        let steps = ((x0 / self.speed + 1.5 * self.contact_duration()) / h).ceil() as usize;
+        let steps = steps.clamp(40, 2000);
+        let (run, logs) = cosimulate_plant_with(fmu, gap, parameters, &plant, master, h, steps, 8);
+        match run {
+            Ok(samples) => (samples, logs),
+            Err(message) => panic!("{self:?} under {}, h = {h}: {message}", master.label()),
+        }
+    }
+}
+
+fn short_contact_warnings(logs: &[LogRecord]) -> Vec<&LogRecord> {
+    logs.iter()
+        .filter(|r| r.message.contains(SHORT_CONTACT))
+        .collect()
+}
+
+/// The number after `before` in `message`.
+fn number_after(message: &str, before: &str) -> f64 {
+    let at = message.find(before).expect(before) + before.len();
+    let text: String = message[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
+        .collect();
+    text.parse()
+        .unwrap_or_else(|_| panic!("no number after {before:?} in {message}"))
+}
+
+#[test]
+fn without_a_mass_a_contact_shorter_than_two_steps_is_warned_about_once() {
+    let fmu = Fmu::load_default();
+    let mut random = Random(0x35_0005);
+    let mut warned = 0;
+    for case in 0..24 {
+        let body = Body::draw(&mut random, case % 2 == 1);
+        let t_c = body.contact_duration();
+        let h = random.log_uniform(3.0, 30.0) * t_c;
+        for master in MASTERS {
+            let logs = body.run(&fmu, master, h, 0.0);
+            let warnings = short_contact_warnings(&logs);
+            let context = format!("{body:?} under {}, h = {h:e}", master.label());
+            assert!(
+                warnings.len() <= 1,
+                "{context}: warned {} times",
+                warnings.len()
+            );
+            let Some(warning) = warnings.first() else {
+                // A driven body's answers may tell no mass; a lone body's always do.
+                assert!(body.drive.is_some(), "{context}: not warned");
+                continue;
+            };
+            warned += 1;
+            assert_eq!(warning.status, Status::Warning, "{context}");
+            let message = &warning.message;
+            let duration = number_after(message, "lasts about ");
+            let largest = number_after(message, "a tenth of a contact (");
+            assert!(duration < 2.0 * h, "{context}: {message}");
+            assert!(
+                (largest / duration - 0.1).abs() <= 1e-12,
+                "{context}: {message}"
+            );
+            if body.drive.is_none() {
+                // A lone body's answer is exact: the mass and the undamped spring's half period.
+                let mass = number_after(message, "give so far (");
+                assert!(
+                    (mass / body.mass - 1.0).abs() <= 1e-3,
+                    "{context}: {message}"
+                );
+                assert!((duration / t_c - 1.0).abs() <= 2e-3, "{context}: {message}");
+            }
+        }
+    }
+    println!("{warned} of 72 runs warned (every lone body's, 36)");
+    assert!(warned >= 36, "only {warned} of 72 runs warned");
+}
+
+#[test]
+fn steps_of_a_tenth_of_a_contact_draw_no_warning_and_a_given_mass_no_short_contact_one() {
+    let fmu = Fmu::load_default();
+    let mut random = Random(0x35_0006);
+    for case in 0..16 {
+        let body = Body::draw(&mut random, case % 2 == 1);
+        let t_c = body.contact_duration();
+        // A tenth of the contact as the FMU sees it, through the mass it is given: half the mass
+        // shortens the contact by a factor of sqrt(2).
+        let short = random.log_uniform(0.02, 0.1) * t_c * 0.5f64.sqrt();
+        let long = random.log_uniform(3.0, 30.0) * t_c;
+        for master in MASTERS {
+            let context = |h: f64, m_eff: f64| {
+                format!(
+                    "{body:?} under {}, h = {h:e}, m_eff = {m_eff}",
+                    master.label()
+                )
+            };
+            // Short steps: nothing to estimate, whatever the mass given, so nothing to say.
+            for factor in [0.0, 0.5, 1.0, 2.0] {
+                let m_eff = factor * body.mass;
+                let logs = body.run(&fmu, master, short, m_eff);
+                let warnings: Vec<&str> = logs
+                    .iter()
+                    .filter(|r| r.status != Status::Ok)
+                    .map(|r| r.message.as_str())
+                    .collect();
+                assert!(
+                    warnings.is_empty(),
+                    "{}: {warnings:?}",
+                    context(short, m_eff)
+                );
+            }
+            let logs = body.run(&fmu, master, long, body.mass);
+            assert!(
+                short_contact_warnings(&logs).is_empty(),
+                "{}: warned",
+                context(long, body.mass)
+            );
+        }
+    }
+}
+
+#[test]
+fn steps_of_a_hundredth_of_a_contact_are_the_integral_along_the_masters_motion_bit_for_bit() {
+    let fmu = Fmu::load_default();
+    let mut random = Random(0x35_0007);
+    let mut in_contact = 0;
+    for case in 0..12 {
+        let body = Body::draw(&mut random, case % 2 == 1);
+        for factor in [0.5, 1.0, 2.0] {
+            let m_eff = factor * body.mass;
+            // A hundredth of the contact the FMU sees through m_eff.
+            let h = random.log_uniform(0.002, 0.01) * body.contact_duration() * factor.sqrt();
+            for master in MASTERS {
+                let context = format!(
+                    "{body:?} under {}, h = {h:e}, m_eff = {m_eff}",
+                    master.label()
+                );
+                let (auto, _) = body.run_with(&fmu, master, h, m_eff, &[]);
+                let (prescribed, _) = body.run_with(&fmu, master, h, m_eff, &[("heldForce", 4.0)]);
+                for (k, (a, p)) in auto.iter().zip(&prescribed).enumerate() {
+                    let bits = |s: &Sample| {
+                        [s.x, s.v, s.held, s.e_loss, s.e_port.unwrap_or(0.0)].map(f64::to_bits)
+                    };
+                    assert_eq!(bits(a), bits(p), "{context}, step {k}: {a:?} against {p:?}");
+                }
+                in_contact += usize::from(auto.iter().any(|s| s.held != 0.0));
+            }
+        }
+    }
+    // The runs met the contact: comparing free flights would prove nothing.
+    assert!(
+        in_contact >= 100,
+        "only {in_contact} of 108 runs held a contact force"
+    );
+}
