@@ -9,7 +9,7 @@
 //!   half or twice the mass): there is nothing to estimate.
 //! - Without `m_eff`, a contact shorter than two steps is warned about once per instance
 //!   (fmi2Warning in the log, every call still fmi2OK), naming the mass the answers give and the
-//!   largest step the FMU integrates along the master's motion, a tenth of the contact. Steps
+//!   largest step that is right along the master's motion, a hundredth of the contact. Steps
 //!   with the mass given draw no such warning.
 //!
 //! Over seeded random lone bodies and bodies on a driven spring (mass 0.05-20 kg, c = 1e4-1e8 N/m,
@@ -161,10 +161,10 @@ fn without_a_mass_a_contact_shorter_than_two_steps_is_warned_about_once() {
             assert_eq!(warning.status, Status::Warning, "{context}");
             let message = &warning.message;
             let duration = number_after(message, "lasts about ");
-            let largest = number_after(message, "a tenth of a contact (");
+            let largest = number_after(message, "a hundredth of a contact (");
             assert!(duration < 2.0 * h, "{context}: {message}");
             assert!(
-                (largest / duration - 0.1).abs() <= 1e-12,
+                (largest / duration - 0.01).abs() <= 1e-12,
                 "{context}: {message}"
             );
             if body.drive.is_none() {

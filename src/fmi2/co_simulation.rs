@@ -12,7 +12,7 @@ use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
 use super::{OK, WARNING};
-use crate::coupling::Told;
+use crate::coupling::{Told, PLAIN_STEP};
 use crate::model::{Number, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
@@ -144,12 +144,12 @@ impl Instance {
         };
         self.short_contact_warned = true;
         let message = format!(
-            "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass the FMU integrates steps up to a tenth of a contact ({} s here) along the master's motion; at longer steps it only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
+            "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass, steps up to a hundredth of a contact ({} s here) are right along the master's motion; at longer steps the FMU only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
             Number(time),
             Number(duration),
             Number(mass),
             Number(h),
-            Number(0.1 * duration)
+            Number(PLAIN_STEP * duration)
         );
         self.logger.log(WARNING, Category::StatusWarning, &message);
     }
