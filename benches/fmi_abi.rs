@@ -308,6 +308,16 @@ impl<'a> Component<'a> {
                 set_integer(raw, &vr(Var::MaxSubstepCount), 1, count.as_ptr()),
                 OK
             );
+            // Without a mass the rows feed the same inputs at every step, a motion no body makes:
+            // a prescribed motion, which the user declares (`heldForce` = None). Left at Auto, the
+            // FMU reads it as a body's answers and bounds the forces of the model it fits to them.
+            if m_eff == 0.0 {
+                let prescribed = [4];
+                assert_eq!(
+                    set_integer(raw, &vr(Var::HeldForce), 1, prescribed.as_ptr()),
+                    OK
+                );
+            }
             assert_eq!(enter(raw), OK);
             assert_eq!(exit(raw), OK);
         }
