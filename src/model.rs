@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::coupling::{
     held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Observed, Pace,
     Prediction, SlipDynamics, SpeedFuse, TangentialAnswers, Told,
-    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PLAIN_STEP, PROBE_SHARE, SHORT_STEP,
+    MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE, PLAIN_STEP, PROBE_SHARE,
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{
@@ -988,7 +988,7 @@ impl ElastoGap {
 
     /// The contact's duration (s; 0 where unknown) through `mass` at the master's relative
     /// velocity `v` or the fastest it has shown while the port was passive, for the short-step
-    /// rules (docs/coupling.md, "Short steps": [`SHORT_STEP`], [`PLAIN_STEP`]).
+    /// rule (docs/coupling.md, "Short steps": [`PLAIN_STEP`]).
     fn contact_duration<L: ContactLaw>(&mut self, law: &L, mass: f64, v: f64) -> f64 {
         let speed = self.coupling.passive_speed.max(v.abs());
         let known = self.contact_time;
@@ -1110,9 +1110,8 @@ impl ElastoGap {
             Some(mass) => self.contact_duration(law, mass, observed.v),
             None => 0.0,
         };
-        let short_steps = h <= SHORT_STEP * duration;
         let plain = h <= PLAIN_STEP * duration;
-        self.coupling.ignore_answers = short_steps || self.prescribed();
+        self.coupling.ignore_answers = plain || self.prescribed();
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
@@ -1181,7 +1180,7 @@ impl ElastoGap {
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
                 let probe = !self.prescribed()
-                    && !short_steps
+                    && !plain
                     && self.coupling.probing(new_contact)
                     && report.integral.impulse != 0.0;
                 let share = probe
@@ -1213,7 +1212,7 @@ impl ElastoGap {
             start: step_end.end,
             h,
             probe: (!self.prescribed()
-                && !short_steps
+                && !plain
                 && self.coupling.probing(report.integral.substeps == 0))
             .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };

@@ -161,9 +161,9 @@ pub struct Coupling {
     /// The spring energy the contact held at the start (J; a compressed start): what it may
     /// return without having received it through the port.
     pub initial_energy: f64,
-    /// Nothing is learned from the master's answers: the steps are short against the contact (at
-    /// most [`SHORT_STEP`] of its duration through the mass in use), or the master prescribes the
-    /// motion. Set by the model before each step; not part of the FMU state.
+    /// Nothing is learned from the master's answers: the steps are the law's integral along the
+    /// master's motion ([`PLAIN_STEP`]), or the master prescribes the motion. Set by the model
+    /// before each step; not part of the FMU state.
     pub ignore_answers: bool,
     /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
     pub model_loss: f64,
@@ -372,13 +372,6 @@ pub struct Learned {
 /// The relative disagreement between the master's answer and the mass in use beyond which the
 /// FMU warns.
 pub const DISAGREEMENT: f64 = 0.1;
-
-/// The longest step, as a share of the contact's duration through the mass in use, from whose
-/// answers nothing is learned (docs/coupling.md, "Short steps"): the contact's own dynamics
-/// through that mass is exact there, and a master's answers over a step so short tell the mass
-/// only through the external forces' change (a lone body at a 1,500th of a contact once "told"
-/// 1.31 kg for 1.0000020 kg).
-pub const SHORT_STEP: f64 = 0.1;
 
 /// The longest step, as a share of the contact's duration through the mass in use, that is the
 /// law's integral along the master's motion (docs/coupling.md, "Short steps"): plain substepping
