@@ -14,8 +14,7 @@
 //! Without a given mass, the FMU estimates it from how the master answered the impulses it gave:
 //! the applied impulse over a contact against the velocity change it caused (the external
 //! acceleration, known from the last free step, taken out); a contact new to the master is probed
-//! first (`probe.rs`); the last answers fitted together tell the mass and the external acceleration
-//! without either measured (`mass_fit.rs`). The correction is in `correction.rs`, the passivity
+//! first (`probe.rs`). The correction is in `correction.rs`, the passivity
 //! controller and the speed fuse in `passivity.rs`.
 //!
 //! Pure Rust: no FFI, no allocation.
@@ -224,8 +223,9 @@ pub struct Coupling {
     /// change per second it caused, waiting for a second answer to a different force that tells
     /// the mass and the acceleration together (force 0: none).
     pub unknown_answer: (f64, f64),
-    /// The master's last answers to known held forces, fitted for the mass and the external
-    /// acceleration together.
+    /// Not read: the slots of a window of answers whose fit no longer overrules the mass in use
+    /// (it talked a lone body's right mass down by half under a Jacobi master), kept so that the
+    /// serialized FMU state keeps its format.
     pub answers: AnswerWindow,
     /// The fastest relative speed (m/s) at a step start while the port had returned nothing
     /// beyond what it received, and the external acceleration of the last step the master held
@@ -390,16 +390,6 @@ const OVERTURN: f64 = 4.0;
 /// [`DISAGREEMENT`]: a body pushed by springs or a drive during the contact answers a few per cent
 /// off (the estimate takes the external acceleration as it was before), and a given `m_eff` stays.
 pub const STEADY_ADOPTION: f64 = 0.005;
-
-/// How far off the parabola of its velocities a step's motion may bend, relative to its travel,
-/// for its answer to join the fit (a body whose external acceleration changes within the step, a
-/// spring behind it, bends by a twelfth of that change times h^2).
-const PARABOLA_TOLERANCE: f64 = 1e-2;
-
-/// How far the mass the last answers fitted together tell may be from the mass in use before it
-/// replaces it: twice the warning margin, as a body pushed by springs during the contact fits a
-/// few per cent off.
-const FIT_OVERRULE: f64 = 0.2;
 
 impl Coupling {
     /// `f_next`, made now if it was not yet (it is then kept however often it is read).
@@ -689,24 +679,6 @@ impl Coupling {
             Some(force) => mass.map(|m| force / m),
             None => None,
         };
-        if holds_before != self.master_holds_next {
-            // Forces read as the other one held: the answers so far are of forces never held.
-            self.answers.clear();
-        }
-        if let Some(force) = applied {
-            // A body under a held force moves on the parabola its velocities span (bent by a
-            // twelfth of the external acceleration's change times h^2): motion that does not
-            // (a master that sets its inputs apart from any body, a prescribed motion's jumps)
-            // answers no force, and a fit through it once told 2e-12 kg.
-            let scale = (now.s - self.last.s).abs() + 0.5 * (now.v.abs() + self.last.v.abs()) * h1;
-            if bend_off_parabola(self.last, now).abs() <= PARABOLA_TOLERANCE * scale {
-                let position = 0.5 * (self.last.s + now.s);
-                self.answers
-                    .push(self.last.time + 0.5 * h1, position, dv / h1, force);
-            } else {
-                self.answers.clear();
-            }
-        }
         // Before this step's mean joins them: a contact's first step measures the external
         // acceleration only through the mass it is to test.
         let a_ext_before_step = self.a_ext_before_contact();
@@ -830,9 +802,6 @@ impl Coupling {
                 h: h1,
             };
             self.learn_from_answer(&mut learned, answer, now, mass);
-        }
-        if !self.replay_pending && !self.ignore_answers {
-            self.overrule_by_fit(&mut learned, mass);
         }
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
@@ -1029,46 +998,6 @@ impl Coupling {
                 self.disagreement_reported = true;
             }
             self.mass_estimate = estimate;
-            self.replay_pending = true;
-        }
-    }
-
-    /// Where the last answers fitted together tell a mass that the mass in use is off from by
-    /// more than [`FIT_OVERRULE`], that mass is adopted, with the external acceleration the fit
-    /// tells: the readings through the wrong mass carry its error in them.
-    fn overrule_by_fit(&mut self, learned: &mut Learned, mass: Option<f64>) {
-        // Not on the free steps between contacts (no force held in the window), nor without a
-        // mass: every step pays for what is fitted.
-        let Some(m) = mass else {
-            return;
-        };
-        if self.answers.forces.iter().all(|&force| force == 0.0) {
-            return;
-        }
-        let Some(fit) = self.answers.fit() else {
-            return;
-        };
-        // Within a factor of ten: a fit that tells more took something else for the answer to
-        // forces that hardly varied (one answer may change the mass by four; the fit, which needs
-        // six and a residual within 2 %, may replace a mass a wrong first answer set: 0.22 kg
-        // for a 1 kg ball, whose fit then told 1.0).
-        let ratio = fit.mass / m;
-        if (ratio - 1.0).abs() <= FIT_OVERRULE || !(0.1..=10.0).contains(&ratio) {
-            return;
-        }
-        if !self.disagreement_reported {
-            learned.disagreement = Some((fit.mass, m));
-            self.disagreement_reported = true;
-        }
-        self.mass_estimate = fit.mass;
-        self.last_estimate = fit.mass;
-        self.mass_confirmed = true;
-        if self.a_ext_count > 0 {
-            self.a_ext_means = self.a_ext_times.map(|t| fit.a_ext_near(t));
-        }
-        if self.episode.open {
-            self.episode.a_ext = fit.a_ext_near(self.episode.start.time);
-            self.episode.a_ext_known = true;
             self.replay_pending = true;
         }
     }
