@@ -20,6 +20,9 @@ pub mod snapshot;
 pub mod step;
 pub mod variables;
 
+#[cfg(test)]
+mod test_random;
+
 /// The exported C functions of both interfaces; public so that in-process tests can call them
 /// without a loader.
 #[allow(unsafe_code)]

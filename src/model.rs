@@ -1118,7 +1118,6 @@ impl ElastoGap {
         if plain {
             self.coupling.forget_owed();
         }
-
         report.mass_disagreement = learned.disagreement;
         // Settled: no contact under way for the master or the model, nothing owed. Then whatever
         // the port received and the contact did not report dissipated was dissipated all the

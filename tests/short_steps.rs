@@ -119,6 +119,14 @@ impl Body {
     }
 }
 
+/// Every message the FMU logged with a status other than fmi2OK.
+fn warnings(logs: &[LogRecord]) -> Vec<&str> {
+    logs.iter()
+        .filter(|r| r.status != Status::Ok)
+        .map(|r| r.message.as_str())
+        .collect()
+}
+
 fn short_contact_warnings(logs: &[LogRecord]) -> Vec<&LogRecord> {
     logs.iter()
         .filter(|r| r.message.contains(SHORT_CONTACT))
@@ -206,11 +214,7 @@ fn steps_of_a_hundredth_of_a_contact_draw_no_warning_and_a_given_mass_no_short_c
             for factor in [0.0, 0.5, 1.0, 2.0] {
                 let m_eff = factor * body.mass;
                 let logs = body.run(&fmu, master, short, m_eff);
-                let warnings: Vec<&str> = logs
-                    .iter()
-                    .filter(|r| r.status != Status::Ok)
-                    .map(|r| r.message.as_str())
-                    .collect();
+                let warnings = warnings(&logs);
                 assert!(
                     warnings.is_empty(),
                     "{}: {warnings:?}",
@@ -338,11 +342,7 @@ fn a_lone_body_given_its_right_mass_draws_no_warning() {
         let h = random.log_uniform(0.01, 1.0) * body.contact_duration();
         for master in MASTERS {
             let logs = body.run(&fmu, master, h, body.mass);
-            let warnings: Vec<&str> = logs
-                .iter()
-                .filter(|r| r.status != Status::Ok)
-                .map(|r| r.message.as_str())
-                .collect();
+            let warnings = warnings(&logs);
             assert!(
                 warnings.is_empty(),
                 "{body:?} under {}, h = {h:e}: {warnings:?}",

@@ -161,13 +161,8 @@ mod tests {
 
     #[test]
     fn the_bound_keeps_the_port_passive_for_every_heavier_mass() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut unit = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut random = crate::test_random::Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut unit = || random.unit();
         for _ in 0..10_000 {
             let state = PortState {
                 v: 10.0 * (unit() - 0.5),

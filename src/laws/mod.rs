@@ -369,11 +369,11 @@ mod tests {
     /// 2.9432*delta_max/v, delta_max = (5*m*v^2/(4*k))^(2/5) with `k = c` in N/m^1.5.
     #[test]
     fn the_contact_duration_is_the_springs_half_period() {
-        let mut random = crate::laws::tests::Lcg(0x5eed_d00d);
+        let mut random = crate::test_random::Xorshift(0x5eed_d00d);
         for _ in 0..200 {
-            let c = 10f64.powf(4.0 + 4.0 * random.next());
-            let mass = 0.05 * 400f64.powf(random.next());
-            let speed = 0.1 * 50f64.powf(random.next());
+            let c = 10f64.powf(4.0 + 4.0 * random.unit());
+            let mass = 0.05 * 400f64.powf(random.unit());
+            let speed = 0.1 * 50f64.powf(random.unit());
             let linear = GapLaw {
                 c,
                 d: 0.0,
@@ -416,19 +416,6 @@ mod tests {
                 None,
                 "{mass} kg at {speed} m/s"
             );
-        }
-    }
-
-    /// A small seeded generator, uniform in [0, 1).
-    pub(crate) struct Lcg(pub u64);
-
-    impl Lcg {
-        pub(crate) fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
         }
     }
 }
