@@ -24,6 +24,8 @@ use crate::step::{
 };
 use crate::variables::{by_var, EventIndicator, Kind, Var, EVENT_INDICATORS, STATES, VARIABLES};
 
+mod prescribed;
+
 /// How the acceleration of a flange over a step is obtained; the parameter `accelerationEstimate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccelerationEstimate {
@@ -1081,6 +1083,9 @@ impl ElastoGap {
         h: f64,
         report: &mut StepReport,
     ) -> Result<(), NonFiniteStep> {
+        if self.prescribed() {
+            return self.prescribed_step(law, h, report);
+        }
         let time = self.time;
         let observed = self.observed();
         self.tell_held_force();
@@ -1126,7 +1131,8 @@ impl ElastoGap {
         // its other end, its spring and preload have done net work that no dissipation accounts
         // for, so there E_loss stays the model's.
         let one_sided = law.contact_ends().0.is_none();
-        let settled = one_sided && self.coupling.is_settled(law, observed, h);
+        // A plain step's E_loss is the law's integral along the motion, settled or not.
+        let settled = one_sided && !plain && self.coupling.is_settled(law, observed, h);
         // What a master that steps all units at once holds over this step: the f_next it read.
         let least_mass = self.least_mass();
         let next_before = if self.coupling.f_next_read {
@@ -1280,25 +1286,8 @@ impl ElastoGap {
         // three times a multiplication's latency): `|integral| <= h * MEAN_LIMIT` keeps
         // `integral / h` finite.
         let end = step_end.end;
-        let forces = law.evaluate(end.s, end.v);
-        // The friction's outputs too, with the deformation the step leaves: a finite normal
-        // force times a slip near the largest double once made `lossPower` infinite after an OK
-        // step (fuzz/deserialize_state).
-        let sticking = self.sticking().then_some(tangential.deformation);
-        let plane = self.tangential().force(&forces, self.inputs.v_t, sticking);
-        let end_finite = all_finite([
-            end.s,
-            end.v,
-            end.a,
-            forces.f,
-            forces.f_c,
-            forces.f_d,
-            forces.loss_power + plane.loss_power,
-            plane.f_t[0],
-            plane.f_t[1],
-            self.coupling.last_estimate,
-            next,
-        ]);
+        let end_finite = self.end_is_finite(law, end, &tangential, next)
+            && self.coupling.last_estimate.is_finite();
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         let integrals_finite = impulse.abs() <= mean_bound
             && dissipated.abs() <= mean_bound
@@ -1373,6 +1362,40 @@ impl ElastoGap {
         Ok(())
     }
 
+    /// Whether every output the step leaves at its end is finite: a finite `f` can still come
+    /// with an infinite `lossPower` (`f_d` near the largest double times `v_rel`), and the
+    /// friction's outputs with the deformation the step leaves too (a finite normal force times
+    /// a slip near the largest double once made `lossPower` infinite after an OK step).
+    #[inline(always)]
+    fn end_is_finite<L: ContactLaw>(
+        &self,
+        law: &L,
+        end: Motion,
+        tangential: &TangentialStep,
+        next: f64,
+    ) -> bool {
+        let forces = law.evaluate(end.s, end.v);
+        let plane = match self.tangential() {
+            Tangential::None => PlaneForce::default(),
+            plane => {
+                let sticking = self.sticking().then_some(tangential.deformation);
+                plane.force(&forces, self.inputs.v_t, sticking)
+            }
+        };
+        all_finite([
+            end.s,
+            end.v,
+            end.a,
+            forces.f,
+            forces.f_c,
+            forces.f_d,
+            forces.loss_power + plane.loss_power,
+            plane.f_t[0],
+            plane.f_t[1],
+            next,
+        ])
+    }
+
     /// What the tangential force did over the step: a second integration along the same motion
     /// ([`TangentialPass`]) gives the friction's energy, or the time the Gap Force's range held
     /// (its dampers' force is constant along a held slip); with stick–slip, the sticking
@@ -1388,6 +1411,9 @@ impl ElastoGap {
         answers: &TangentialAnswers,
     ) -> TangentialStep {
         let tangential = self.tangential();
+        if tangential == Tangential::None {
+            return TangentialStep::default();
+        }
         let slip_dynamics = answers.dynamics(h);
         let along = AlongTheStep {
             law,
@@ -1661,6 +1687,7 @@ impl ElastoGap {
         }
     }
 
+    #[inline(always)]
     fn kinematic_step<L: ContactLaw>(
         &self,
         law: &L,

@@ -1,0 +1,111 @@
+//! The step of a motion the user declared prescribed (`heldForce` = None): the law's integral
+//! along the motion the inputs extrapolate, and nothing else.
+//!
+//! No body answers a prescribed motion, so nothing here reads the master's answers, learns a
+//! mass, bounds, owes or probes: the coupling's rules (docs/coupling.md) are for a master that
+//! holds the force on a body. What is left is what a plain C FMU's step does, and it is kept
+//! apart so that it costs no more (docs/performance.md).
+
+use super::{ElastoGap, NonFiniteStep, StepReport, MEAN_LIMIT};
+use crate::coupling::Prediction;
+use crate::laws::{ContactLaw, Tangential, TangentialStep};
+
+impl ElastoGap {
+    /// [`ElastoGap::do_step`] for a prescribed motion. The port received what the law's mean
+    /// force over the last step did along the master's displacement: on a prescribed motion that
+    /// force is the contact's, whichever output the master reads.
+    pub(super) fn prescribed_step<L: ContactLaw + Copy>(
+        &mut self,
+        law: &L,
+        h: f64,
+        report: &mut StepReport,
+    ) -> Result<(), NonFiniteStep> {
+        let time = self.time;
+        let limits = self.substep_limits();
+        let step_end = self.kinematic_step(law, h, limits, report);
+        let end = step_end.start.at(h);
+        let touched = report
+            .integral
+            .touchdown_v_rel
+            .and_then(|v_rel| law.touched_down(v_rel));
+        let law = touched.as_ref().unwrap_or(law);
+        let next = if self.coupling.f_next_read {
+            Prediction::Kinematic {
+                start: end,
+                h,
+                probe: None,
+            }
+            .force(law, limits)
+        } else {
+            0.0
+        };
+        let plane = self.tangential();
+        let tangential = if plane == Tangential::None {
+            TangentialStep::default()
+        } else {
+            self.tangential_step(law, &step_end, h, limits, report, &self.tangential_answers)
+        };
+        report.friction_energy = tangential.dissipated;
+        let impulse = report.integral.impulse;
+        let dissipated = report.integral.dissipated + tangential.dissipated;
+        let model_loss = self.coupling.model_loss + dissipated;
+        let e_loss = model_loss.max(self.e_loss);
+        // The port's work over the step before, now that the master has said where it went.
+        let s = self.inputs.s_b - self.inputs.s_a;
+        let e_port = if self.coupling.last_h > 0.0 {
+            self.coupling.e_port + self.f_mean * (s - self.coupling.last.s)
+        } else {
+            self.coupling.e_port
+        } + tangential.port_work;
+        let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
+        let finite = self.end_is_finite(law, end, &tangential, next)
+            && impulse.abs() <= mean_bound
+            && dissipated.abs() <= mean_bound
+            && tangential.impulse.iter().all(|i| i.abs() <= mean_bound)
+            && tangential.port_work.is_finite()
+            && e_loss.is_finite()
+            && e_port.is_finite();
+        if !finite {
+            return Err(NonFiniteStep);
+        }
+        self.coupling.e_port = e_port;
+        self.coupling.last.time = time;
+        self.coupling.last.s = s;
+        self.coupling.last.v = self.inputs.v_b - self.inputs.v_a;
+        self.coupling.model_loss = model_loss;
+        self.coupling.f_next = if self.coupling.f_next_read {
+            Prediction::Known(next)
+        } else {
+            Prediction::Kinematic {
+                start: end,
+                h,
+                probe: None,
+            }
+        };
+        self.coupling.last_h = h;
+        self.coupling.last_contact_impulse = impulse;
+        self.coupling.last_dissipated = dissipated;
+        self.f_mean = impulse / h;
+        self.coupling.last_force = self.f_mean;
+        // Without a tangential force these stay 0: not rewritten, nor divided by `h`.
+        if plane != Tangential::None {
+            self.f_t_mean = tangential.impulse.map(|component| component / h);
+            self.stiction = tangential.deformation;
+            self.tangential_account = tangential.account;
+        }
+        self.end_of_step = Some(end);
+        let reported = e_loss - self.e_loss;
+        self.e_loss = e_loss;
+        if self.parameters.use_heat_port {
+            self.q_flow_mean = self.heat_flow(reported / h);
+        }
+        self.history.push(time, &self.inputs);
+        self.supplied = Default::default();
+        if let Some(v_rel) = report.integral.touchdown_v_rel {
+            self.touchdown_speed = -v_rel;
+        }
+        self.time = time + h;
+        self.last_step_size = h;
+        Ok(())
+    }
+}
