@@ -1116,7 +1116,7 @@ impl ElastoGap {
             None => 0.0,
         };
         let plain = h <= PLAIN_STEP * duration;
-        self.coupling.ignore_answers = plain || self.prescribed();
+        self.coupling.ignore_answers = plain;
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
@@ -1184,10 +1184,8 @@ impl ElastoGap {
                 let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
                 let new_contact =
                     (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
-                let probe = !self.prescribed()
-                    && !plain
-                    && self.coupling.probing(new_contact)
-                    && report.integral.impulse != 0.0;
+                let probe =
+                    !plain && self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
                 let share = probe
                     .then(|| {
                         let full = (report.integral.impulse, report.integral.dissipated);
@@ -1216,10 +1214,8 @@ impl ElastoGap {
         let kinematic_next = Prediction::Kinematic {
             start: step_end.end,
             h,
-            probe: (!self.prescribed()
-                && !plain
-                && self.coupling.probing(report.integral.substeps == 0))
-            .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+            probe: (!plain && self.coupling.probing(report.integral.substeps == 0))
+                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         };
         // The one bound on every held force (`coupling::bound`): f_mean over this step from the
         // master's motion at its start, f_next over the next one whatever this step does.

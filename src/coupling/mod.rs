@@ -161,8 +161,8 @@ pub struct Coupling {
     /// return without having received it through the port.
     pub initial_energy: f64,
     /// Nothing is learned from the master's answers: the steps are the law's integral along the
-    /// master's motion ([`PLAIN_STEP`]), or the master prescribes the motion. Set by the model
-    /// before each step; not part of the FMU state.
+    /// master's motion ([`PLAIN_STEP`]). Set by the model before each step; not part of the FMU
+    /// state. (A prescribed motion never comes here: `model/prescribed.rs`.)
     pub ignore_answers: bool,
     /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
     pub model_loss: f64,

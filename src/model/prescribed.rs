@@ -23,6 +23,7 @@ impl ElastoGap {
         let time = self.time;
         let limits = self.substep_limits();
         let step_end = self.kinematic_step(law, h, limits, report);
+        // From the start, in registers: reading the returned end back stalled on its stores.
         let end = step_end.start.at(h);
         let touched = report
             .integral
@@ -87,11 +88,20 @@ impl ElastoGap {
         self.coupling.last_dissipated = dissipated;
         self.f_mean = impulse / h;
         self.coupling.last_force = self.f_mean;
-        // Without a tangential force these stay 0: not rewritten, nor divided by `h`.
+        // Without a tangential force these are 0: written only where a tangential force that
+        // a tunable parameter has since turned off left them otherwise, and not divided by `h`
+        // (copying the pass's zeros cost a tenth of the step: a store-forwarding stall).
         if plane != Tangential::None {
             self.f_t_mean = tangential.impulse.map(|component| component / h);
             self.stiction = tangential.deformation;
             self.tangential_account = tangential.account;
+        } else if self.f_t_mean != [0.0; 2]
+            || self.stiction != [0.0; 2]
+            || self.tangential_account != [0.0; 2]
+        {
+            self.f_t_mean = [0.0; 2];
+            self.stiction = [0.0; 2];
+            self.tangential_account = [0.0; 2];
         }
         self.end_of_step = Some(end);
         let reported = e_loss - self.e_loss;
