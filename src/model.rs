@@ -1070,6 +1070,9 @@ impl ElastoGap {
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());
+        if self.prescribed() {
+            return crate::with_law!(&law, law => self.prescribed_step(law, h, report));
+        }
         crate::with_law!(&law, law => self.do_step_with(law, h, report))
     }
 
@@ -1083,9 +1086,6 @@ impl ElastoGap {
         h: f64,
         report: &mut StepReport,
     ) -> Result<(), NonFiniteStep> {
-        if self.prescribed() {
-            return self.prescribed_step(law, h, report);
-        }
         let time = self.time;
         let observed = self.observed();
         self.tell_held_force();
@@ -1146,20 +1146,23 @@ impl ElastoGap {
             0.0 => self.coupling.passive_speed,
             speed => speed,
         };
-        // Taken only if the step is: a refused step and its retry must not answer twice.
-        let mut tangential_answers = self.tangential_answers;
-        if let Tangential::Friction(_) = self.tangential() {
+        // The slip's answers, for friction only (the one tangential force integrated through
+        // the slip's mass): taken only if the step is, as a refused step and its retry must not
+        // answer twice. Copied only then, as they are a thousand bytes.
+        let mut tangential_answers = match self.tangential() {
+            Tangential::Friction(_) => Some(self.tangential_answers),
+            _ => None,
+        };
+        if let Some(answers) = tangential_answers.as_mut() {
             let v_s = self.parameters.friction.v_s;
-            report.tangential_told = tangential_answers.observe(time, self.inputs.v_t, v_s);
+            report.tangential_told = answers.observe(time, self.inputs.v_t, v_s);
         }
         // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
         // what to put back if the step is refused. The kinematic step leaves the coupling alone.
-        let (step_end, planned_over) = match self.effective_mass().filter(|_| !plain) {
-            Some(mass) => {
-                let coupling = self.coupling;
-                let step_end = self.dynamic_step(law, mass, h, next_before, settled, report);
-                (step_end, Some(coupling))
-            }
+        let dynamic_mass = self.effective_mass().filter(|_| !plain);
+        let planned_over = dynamic_mass.map(|_| self.coupling);
+        let step_end = match dynamic_mass {
+            Some(mass) => self.dynamic_step(law, mass, h, next_before, settled, report),
             None => {
                 let step_end = self.kinematic_step(law, h, limits, report);
                 // Without a mass, a step with contact holds a probe (a share of the impulse
@@ -1201,7 +1204,7 @@ impl ElastoGap {
                 report.integral.impulse += impulse;
                 report.integral.dissipated += dissipated;
                 self.coupling.probe_pending |= share.is_some();
-                (step_end, None)
+                step_end
             }
         };
         // A contact that touched down inside the step goes on under the law as it touched down.
@@ -1246,8 +1249,10 @@ impl ElastoGap {
         } else {
             0.0
         };
-        let tangential =
-            self.tangential_step(law, &step_end, h, limits, report, &tangential_answers);
+        let answers = tangential_answers
+            .as_ref()
+            .unwrap_or(&self.tangential_answers);
+        let tangential = self.tangential_step(law, &step_end, h, limits, report, answers);
         report.friction_energy = tangential.dissipated;
         report.integral.dissipated += tangential.dissipated;
         let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
@@ -1310,8 +1315,10 @@ impl ElastoGap {
         self.stiction = tangential.deformation;
         self.tangential_account = tangential.account;
         let predicted = tangential.predicted_slip;
-        tangential_answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
-        self.tangential_answers = tangential_answers;
+        if let Some(mut answers) = tangential_answers {
+            answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
+            self.tangential_answers = answers;
+        }
         self.end_of_step = Some(end);
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.

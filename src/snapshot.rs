@@ -349,7 +349,9 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.episode.a_ext_known);
     visitor(&mut c.unknown_answer.0);
     visitor(&mut c.unknown_answer.1);
-    visit_window(visitor, &mut c.answers);
+    // The slots of a window of answers no part of the model keeps any more: written as zeros,
+    // read and dropped, so that the format stays.
+    visit_window(visitor, &mut AnswerWindow::default());
     visitor(&mut c.passive_speed);
     visitor(&mut c.a_free);
     visitor(&mut model.inputs.v_t[1]);

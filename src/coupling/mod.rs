@@ -223,10 +223,6 @@ pub struct Coupling {
     /// change per second it caused, waiting for a second answer to a different force that tells
     /// the mass and the acceleration together (force 0: none).
     pub unknown_answer: (f64, f64),
-    /// Not read: the slots of a window of answers whose fit no longer overrules the mass in use
-    /// (it talked a lone body's right mass down by half under a Jacobi master), kept so that the
-    /// serialized FMU state keeps its format.
-    pub answers: AnswerWindow,
     /// The fastest relative speed (m/s) at a step start while the port had returned nothing
     /// beyond what it received, and the external acceleration of the last step the master held
     /// no force over (m/s^2): the speed fuse's scale and prediction.

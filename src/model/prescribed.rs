@@ -14,6 +14,9 @@ impl ElastoGap {
     /// [`ElastoGap::do_step`] for a prescribed motion. The port received what the law's mean
     /// force over the last step did along the master's displacement: on a prescribed motion that
     /// force is the contact's, whichever output the master reads.
+    /// Out of line, as `do_step_with`: its code and its place in the binary do not move with
+    /// the coupling's.
+    #[inline(never)]
     pub(super) fn prescribed_step<L: ContactLaw + Copy>(
         &mut self,
         law: &L,
