@@ -796,14 +796,19 @@ impl ElastoGap {
                 // Before the first step there is no step length to predict over: the force now
                 // is the best a master that steps all units at once can hold over its first step.
                 Interface::CoSimulation if self.coupling.last_h == 0.0 => forces().f,
-                Interface::CoSimulation => {
-                    let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
-                    let law = self.law();
-                    let limits = self.substep_limits();
-                    (self.coupling)
-                        .predicted_next(&law, limits, least_mass, held)
-                        .0
-                }
+                // Made, it was bounded then, against a port that stays as it is until the next
+                // step (the safety sweep's 960 runs read it back bit for bit through the bound).
+                Interface::CoSimulation => match self.coupling.f_next {
+                    Prediction::Known(force) => force,
+                    _ => {
+                        let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
+                        let law = self.law();
+                        let limits = self.substep_limits();
+                        (self.coupling)
+                            .predicted_next(&law, limits, least_mass, held)
+                            .0
+                    }
+                },
                 Interface::ModelExchange => self.f_mean,
             },
             Var::MEffEstimate => self.coupling.last_estimate,
