@@ -2410,6 +2410,51 @@ mod tests {
     /// `f_next` too or not. (Reading it once made the FMU take this master for one that holds
     /// `f_next`: the two forces differed by a rounding error after the contact, and the fit of
     /// the master's answer picked by noise.)
+    /// A made `f_next` is read as made (`value`), without bounding it again: it is what the
+    /// bound gives it at any point before the next step, for every mass and reading of the
+    /// master, through contact and free flight.
+    #[test]
+    fn a_made_f_next_is_what_the_bound_still_gives_it() {
+        // Steps where the bound cuts a force: it acts in these runs, so its leaving the made
+        // force alone says something.
+        let mut cut = 0;
+        for (m_eff, held) in [(0.0, 1.0), (1.0, 1.0), (0.5, 1.0), (2.0, 3.0), (1.0, 2.0)] {
+            let mut gap = gap(m_eff);
+            gap.set_value(Var::HeldForce, held);
+            let (h, mass) = (0.01, 1.0);
+            let (mut s, mut v) = (0.035, -1.0);
+            for k in 0..12 {
+                gap.set_value(Var::FlangeBS, s);
+                gap.set_value(Var::FlangeBV, v);
+                gap.do_step(h, &mut StepReport::default())
+                    .expect("a finite step");
+                let made = gap.read(Var::FNext);
+                assert!(matches!(gap.coupling.f_next, Prediction::Known(_)));
+                let law = gap.law();
+                let (least_mass, held) = (gap.least_mass(), gap.coupling.next_held());
+                let limits = gap.substep_limits();
+                // Bounded over the step it is made for, as when it was made.
+                let bounded = gap.coupling.bound_next(made, h, least_mass, held);
+                let again = gap
+                    .coupling
+                    .predicted_next(&law, limits, least_mass, held)
+                    .0;
+                let context = format!("m_eff = {m_eff}, heldForce = {held}, step {k}");
+                assert_eq!(bounded.to_bits(), made.to_bits(), "{context}");
+                assert_eq!(again.to_bits(), made.to_bits(), "{context}");
+                cut += usize::from(
+                    gap.coupling
+                        .bound_next(2.0 * made - 1e3, h, least_mass, held)
+                        != 2.0 * made - 1e3,
+                );
+                let f = gap.read(Var::FNext);
+                s += h * (v - 0.5 * h * f / mass);
+                v -= h * f / mass;
+            }
+        }
+        assert!(cut > 0, "the bound never acted");
+    }
+
     #[test]
     fn reading_f_next_changes_nothing_a_master_holding_f_mean_gets() {
         for m_eff in [0.0, 1.0] {
