@@ -468,7 +468,18 @@ impl System<'_> {
     fn check(&self, fmu: &Arc<Fmu>, report: &mut Report) {
         let t_c = std::f64::consts::PI * (self.mass / self.c).sqrt();
         let e0 = (self.energy)(self.initial());
-        for h in [1e-3, 5e-3, 10e-3] {
+        // The three steps, or those listed in `COUPLING_STEPS` (seconds, comma-separated).
+        let steps: Vec<f64> =
+            std::env::var("COUPLING_STEPS").map_or(vec![1e-3, 5e-3, 10e-3], |list| {
+                list.split(',')
+                    .map(|h| {
+                        h.trim()
+                            .parse()
+                            .expect("COUPLING_STEPS: step sizes in seconds")
+                    })
+                    .collect()
+            });
+        for h in steps {
             let steps = (self.duration / h).round() as usize;
             let exact = reference(self.body(), &self.start, h, steps, self.substeps(h));
             assert!(exact.events.len() >= 2, "{}: {:?}", self.case, exact.events);
