@@ -18,7 +18,8 @@ use std::sync::Arc;
 
 use support::exact::{Body, Partner};
 use support::masters::{
-    cosimulate, cosimulate_plant, Gap, Master, MasterBody, Plant, Sample, State,
+    cosimulate, cosimulate_plant, cosimulate_plant_run, Gap, Master, MasterBody, Plant, Reads, Run,
+    Sample, State,
 };
 use support::random::Random;
 use support::reference::{reference, Reference, Start};
@@ -28,6 +29,10 @@ use support::scenarios::{
 use support::Fmu;
 
 const G: f64 = 9.81;
+
+/// How far apart reading every output may move the bodies, as a share of their stroke, where the
+/// master says which force it holds: the same steps, up to the rounding of what it reads.
+const READ_EVERY_TOLERANCE: f64 = 1e-12;
 
 fn free(_: f64, _: f64, _: f64) -> f64 {
     0.0
@@ -449,6 +454,18 @@ impl System<'_> {
 
     /// One co-simulation of the system with the gap under `master` at steps `h`.
     fn run(&self, fmu: &Arc<Fmu>, master: Master, h: f64) -> Vec<Sample> {
+        self.run_reading(fmu, master, h, Reads::Connected, &[])
+    }
+
+    /// [`Self::run`] with what the master reads, and more parameters by name.
+    fn run_reading(
+        &self,
+        fmu: &Arc<Fmu>,
+        master: Master,
+        h: f64,
+        reads: Reads,
+        parameters: &[(&str, f64)],
+    ) -> Vec<Sample> {
         let derivative = |t: f64, y: State, held: f64| self.derivative(t, y, held);
         let plant = Plant {
             initial: self.initial(),
@@ -460,8 +477,15 @@ impl System<'_> {
             m_eff: self.m_eff,
             s_rel0: 0.0,
         };
-        let steps = (self.duration / h).round() as usize;
-        cosimulate_plant(fmu, gap, &plant, master, h, steps, self.substeps(h))
+        let run = Run {
+            master,
+            h,
+            steps: (self.duration / h).round() as usize,
+            substeps: self.substeps(h),
+            reads,
+        };
+        let (run, _) = cosimulate_plant_run(fmu, gap, parameters, &plant, run);
+        run.unwrap_or_else(|message| panic!("{}: {message}", self.case))
     }
 
     /// Case 4's checks at steps `h` of 1, 5 and 10 ms for every master.
@@ -671,6 +695,62 @@ fn case4c_bodies_not_alone_with_the_default_unknown_mass() {
     each_body_with_partner_behind(0.0, |system| system.check(&fmu, &mut report));
     each_driven_body(0.0, |system| system.check(&fmu, &mut report));
     report.finish();
+}
+
+/// Issue 35: a master that reads every output (FMPy's `simulate_fmu`, cofmupy) and says which
+/// force it holds (`heldForce`) gets the motion of one that reads only that force, with `m_eff`
+/// right, for case 4's bodies that are not alone (a second body behind, a driven body on a spring)
+/// at 1, 5 and 10 ms under each ordering. Left at Auto, a master that reads both forces is bounded
+/// through the smaller of the two accounts (docs/coupling.md, "Which force the master holds"): how
+/// far that moves the bodies is printed.
+#[test]
+fn reading_every_output_gives_the_motion_reading_the_held_force_gives() {
+    let fmu = Fmu::load_default();
+    // A master that reads the outputs only after each step reads none before the first: reading
+    // every output after initialization is another master.
+    let masters = [
+        Master::GaussSeidel,
+        Master::GaussSeidelBodyFirst,
+        Master::Jacobi,
+    ];
+    let mut worst: [(f64, String); 3] = Default::default();
+    let mut compare = |system: &System| {
+        for (k, h) in [1e-3, 5e-3, 10e-3].into_iter().enumerate() {
+            for master in masters {
+                let told = [(
+                    "heldForce",
+                    if master == Master::Jacobi { 3.0 } else { 2.0 },
+                )];
+                let apart = |parameters: &[(&str, f64)]| {
+                    let run = |reads| system.run_reading(&fmu, master, h, reads, parameters);
+                    let (connected, every) = (run(Reads::Connected), run(Reads::Every));
+                    let stroke = connected.iter().map(|s| s.x).fold(f64::MIN, f64::max)
+                        - connected.iter().map(|s| s.x).fold(f64::MAX, f64::min);
+                    connected
+                        .iter()
+                        .zip(&every)
+                        .map(|(a, b)| (a.x - b.x).abs().max((a.partner_x - b.partner_x).abs()))
+                        .fold(0.0, f64::max)
+                        / stroke
+                };
+                let context = format!("{}, h = {h}, {}", system.case, master.label());
+                let told_apart = apart(&told);
+                assert!(
+                    told_apart <= READ_EVERY_TOLERANCE,
+                    "{context}, heldForce told: reading every output moves the bodies {told_apart:.2e} of the stroke apart"
+                );
+                let auto_apart = apart(&[]);
+                if auto_apart > worst[k].0 {
+                    worst[k] = (auto_apart, context);
+                }
+            }
+        }
+    };
+    each_body_with_partner_behind(1.0, &mut compare);
+    each_driven_body(1.0, &mut compare);
+    for (h, (apart, context)) in ["1 ms", "5 ms", "10 ms"].iter().zip(&worst) {
+        println!("heldForce Auto, reading every output, {h}: the bodies at most {apart:.2e} of the stroke apart ({context})");
+    }
 }
 
 /// The reference against the closed form where there is one: without damping the contact is half

@@ -186,12 +186,50 @@ pub fn cosimulate_plant_with(
     steps: usize,
     substeps: usize,
 ) -> (Result<Vec<Sample>, String>, Vec<LogRecord>) {
+    let run = Run {
+        master,
+        h,
+        steps,
+        substeps,
+        reads: Reads::Connected,
+    };
+    cosimulate_plant_run(fmu, gap, parameters, plant, run)
+}
+
+/// Which outputs a master reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// The force it holds (`f_mean`, or `f_next` for a Jacobi master), and what the tests record.
+    Connected,
+    /// Every Real output after initialization and after every step, as FMPy's `simulate_fmu`
+    /// and cofmupy do; the force it holds as with [`Reads::Connected`].
+    Every,
+}
+
+/// How a master runs: its ordering, its step, the steps, the plant's substeps, what it reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    pub master: Master,
+    pub h: f64,
+    pub steps: usize,
+    pub substeps: usize,
+    pub reads: Reads,
+}
+
+/// [`cosimulate_plant_with`] with what the master reads.
+pub fn cosimulate_plant_run(
+    fmu: &Arc<Fmu>,
+    gap: Gap,
+    parameters: &[(&str, f64)],
+    plant: &Plant,
+    run: Run,
+) -> (Result<Vec<Sample>, String>, Vec<LogRecord>) {
     let mut inst = Instance::new(fmu, "coupling");
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         for &(name, value) in parameters {
             ok(inst.set_by_name(name, value));
         }
-        run_plant(&mut inst, gap, plant, master, h, steps, substeps)
+        run_plant(&mut inst, gap, plant, run)
     }))
     .map_err(|panic| panic_message(&*panic));
     let logs = inst.logs();
@@ -199,16 +237,27 @@ pub fn cosimulate_plant_with(
 }
 
 /// The run of [`cosimulate_plant_logged`] on an instance just instantiated.
-fn run_plant(
-    inst: &mut Instance,
-    gap: Gap,
-    plant: &Plant,
-    master: Master,
-    h: f64,
-    steps: usize,
-    substeps: usize,
-) -> Vec<Sample> {
+fn run_plant(inst: &mut Instance, gap: Gap, plant: &Plant, run: Run) -> Vec<Sample> {
+    let Run {
+        master,
+        h,
+        steps,
+        substeps,
+        reads,
+    } = run;
     let fmu = Arc::clone(inst.fmu());
+    let every_output: Vec<u32> = fmu
+        .model_description
+        .variables
+        .iter()
+        .filter(|v| v.var_type == VarType::Real && v.causality == "output")
+        .map(|v| v.value_reference)
+        .collect();
+    let read_every = |inst: &mut Instance| {
+        if reads == Reads::Every {
+            ok(inst.get_real(&every_output).0);
+        }
+    };
     ok(inst.setup_experiment(None, 0.0, None));
     ok(inst.enter_initialization_mode());
     let [c, d, m_eff, s_a, v_a, s_b, v_b, f_mean, f_next, e_loss, m_est] = [
@@ -245,6 +294,7 @@ fn run_plant(
     let mut y = plant.initial;
     ok(inst.set_real(&[s_a, v_a, s_b, v_b], &[0.0, 0.0, y[0], y[1]]));
     ok(inst.exit_initialization_mode());
+    read_every(inst);
 
     let advance = |t: f64, y: State, held: f64| -> State {
         let dt = h / substeps as f64;
@@ -303,6 +353,7 @@ fn run_plant(
                 (held, advance(t, y, held))
             }
         };
+        read_every(inst);
         let (status, out) = inst.get_real(&outputs);
         ok(status);
         last_f_mean = out[0];
