@@ -1138,6 +1138,9 @@ impl ElastoGap {
         let one_sided = law.contact_ends().0.is_none();
         // A plain step's E_loss is the law's integral along the motion, settled or not.
         let settled = one_sided && !plain && self.coupling.is_settled(law, observed, h);
+        if settled {
+            self.coupling.settle_port();
+        }
         // What a master that steps all units at once holds over this step: the f_next it read.
         let least_mass = self.least_mass();
         let next_before = if self.coupling.f_next_read {

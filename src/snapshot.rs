@@ -48,7 +48,7 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// master holds the step before's force, a disagreeing fit waiting to be told again, the slip
 /// the last step predicted, and the answers in a row that missed it).
 /// 16: the mass the probes held so far take for granted, and the parameter `heldForce`.
-const FORMAT_VERSION: u32 = 16;
+const FORMAT_VERSION: u32 = 17;
 /// Number of f64 slots after the header; `write_fields` and `read_fields` must agree on it.
 const FIELD_COUNT: usize = 316;
 /// The slots of the tangential answer windows' counts, of the steps recorded, of whether the
@@ -349,9 +349,10 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     visit_flag(visitor, &mut c.episode.a_ext_known);
     visitor(&mut c.unknown_answer.0);
     visitor(&mut c.unknown_answer.1);
-    // The slots of a window of answers no part of the model keeps any more: written as zeros,
-    // read and dropped, so that the format stays.
-    visit_window(visitor, &mut AnswerWindow::default());
+    visitor(&mut c.spent);
+    // The other slots of a window of answers no part of the model keeps any more: written as
+    // zeros, read and dropped, so that the format's size stays.
+    visit_window(visitor, &mut AnswerWindow::default(), 1);
     visitor(&mut c.passive_speed);
     visitor(&mut c.a_free);
     visitor(&mut model.inputs.v_t[1]);
@@ -381,7 +382,7 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
         .iter_mut()
         .chain(answers.against_before.iter_mut())
     {
-        visit_window(visitor, window);
+        visit_window(visitor, window, 0);
     }
     visitor(&mut answers.last_time);
     visitor(&mut answers.last_h);
@@ -419,17 +420,21 @@ fn visit(model: &mut ElastoGap, visitor: &mut dyn FnMut(&mut f64)) {
     model.parameters.held_force = held_force as i32;
 }
 
-/// One window of the master's answers: its columns, then its count.
-fn visit_window(visitor: &mut dyn FnMut(&mut f64), window: &mut AnswerWindow) {
-    for column in [
+/// One window of the master's answers: its columns, then its count, less the first `skip`
+/// slots (taken by fields that came after the window).
+fn visit_window(visitor: &mut dyn FnMut(&mut f64), window: &mut AnswerWindow, skip: usize) {
+    let columns = [
         &mut window.times,
         &mut window.positions,
         &mut window.rates,
         &mut window.forces,
-    ] {
-        for value in column.iter_mut() {
-            visitor(value);
-        }
+    ];
+    for value in columns
+        .into_iter()
+        .flat_map(|column| column.iter_mut())
+        .skip(skip)
+    {
+        visitor(value);
     }
     let mut count = window.count as f64;
     visitor(&mut count);

@@ -2,9 +2,9 @@
 //!
 //! A force `F` (at flange_b; the body there feels `-F`) held over a step of `h` does the work
 //! `F*Δs` on the port, exactly, whatever else moves the bodies (`Δs` the relative displacement the
-//! master then reports): that is what `E_port` sums. The port has received `B = E_port + E_0` so
-//! far (`E_0` the spring energy of a compressed start), and it stays passive as long as
-//! `E_port` never falls below `-E_0`, i.e. the step's work `F*Δs >= -B`.
+//! master then reports): that is what `E_port` sums. The port holds `B = E_port + E_0 - S`
+//! (`E_0` the spring energy of a compressed start, `S` what settled contacts dissipated:
+//! `Coupling::settle_port`), and it stays passive as long as the step's work `F*Δs >= -B`.
 //!
 //! `Δs` depends on the force itself through the mass it moves. With the relative velocity `v` and
 //! external acceleration `a` at the step start and a mass of at least `m`,
@@ -21,8 +21,9 @@
 //! the acceleration the last one measured over a step without a held force.
 
 /// What the bound needs of the step ahead: the master's relative velocity and external
-/// acceleration at its start, the energy the port has received by then and the least mass the
-/// held force can move (`f64::INFINITY` for an infinitely heavy, prescribed motion).
+/// acceleration at its start, the energy the port holds by then (what it received less what
+/// settled contacts spent) and the least mass the held force can move (`f64::INFINITY` for an
+/// infinitely heavy, prescribed motion).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PortState {
     pub v: f64,
