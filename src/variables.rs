@@ -1,5 +1,6 @@
-//! The interface of the FMU: one table that is the single source of truth for `fmi2Get*`/`fmi2Set*`,
-//! the `modelDescription.xml` (written by `build.rs`, which includes this file) and the GUID.
+//! The interface of the FMU: one table that is the single source of truth for getting and setting
+//! variables by value reference, the `modelDescription.xml` (written by `build.rs`, which includes
+//! this file) and the GUID.
 //!
 //! This file is pure data with no dependencies so that `build.rs` can compile it too.
 
@@ -103,8 +104,8 @@ pub enum Variability {
     Continuous,
 }
 
-/// The admissible values of a parameter or input. Checked by the FMI layer (parameters at
-/// `fmi2ExitInitializationMode` and whenever a tunable one is set; inputs on every set) and
+/// The admissible values of a parameter or input. Checked by the FMI layer (parameters when
+/// initialization ends and whenever a tunable one is set; inputs on every set) and
 /// written into the XML as `min`/`max` where it can be expressed there.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rule {
@@ -172,11 +173,11 @@ pub struct Variable {
     pub unit: Option<&'static str>,
     pub rule: Rule,
     /// The Enumeration type of an Integer-valued choice (`<Enumeration declaredType=...>` in the
-    /// XML, read and written with `fmi2GetInteger`/`fmi2SetInteger`).
+    /// XML, read and written as Integers).
     pub declared_type: Option<&'static Enumeration>,
     pub description: &'static str,
     /// Inputs this output depends on directly (no step between); empty for outputs whose value
-    /// only changes in `fmi2DoStep`.
+    /// only changes in a co-simulation step.
     pub depends_on: &'static [Dependency],
 }
 
@@ -356,7 +357,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(MaxSubstepCount, "maxSubstepCount", 9, Integer, Parameter, Tunable, Some(1000.0), None, Rule::Range(1, 1_000_000), NO_DEPENDENCY,
         "Most substeps in one communication step; bounds the cost of a long step (>= 1)"),
     variable!(AccelerationEstimate, "accelerationEstimate", 10, Integer, Parameter, Tunable, Some(3.0), None, Rule::Range(0, 3), NO_DEPENDENCY,
-        "Flange acceleration the motion is extrapolated with over a step: 0 none (velocity only), 1 last step's mean, 2 second-order backward difference of the velocity inputs, 3 mean over the coming step extrapolated from the last steps (default, most accurate); an acceleration supplied with fmi2SetRealInputDerivatives is used as given instead"),
+        "Flange acceleration the motion is extrapolated with over a step: 0 none (velocity only), 1 last step's mean, 2 second-order backward difference of the velocity inputs, 3 mean over the coming step extrapolated from the last steps (default, most accurate); an acceleration the master supplies as an input derivative is used as given instead"),
     variable!(MEff, "m_eff", 15, Real, Parameter, Tunable, Some(0.0), Some("kg"), Rule::AtLeast(0.0), NO_DEPENDENCY,
         "Co-simulation: effective (reduced) mass of the relative motion as the contact sees it: the body's mass for a body on a fixed housing, m_a*m_b/(m_a + m_b) for two bodies. With it, each step integrates the relative motion under the contact's own force, exact at any step size for a body on a housing. 0 (default): estimated from the master's answers to the first contact (output m_eff_estimate)"),
     variable!(RelativeTolerance, "relativeTolerance", 16, Real, Parameter, Tunable, Some(1e-6), Some("1"), Rule::Positive, NO_DEPENDENCY,
@@ -485,14 +486,14 @@ pub const VARIABLES: &[Variable] = &[
 ];
 
 /// The continuous states of Model Exchange, each with the variable that is its time derivative, in
-/// the order of `fmi2GetContinuousStates` and `<Derivatives>`.
+/// the order of the state vector and of `<Derivatives>`.
 pub const STATES: [(Var, Var); 3] = [
     (Var::ELoss, Var::DerELoss),
     (Var::XiX, Var::DerXiX),
     (Var::XiY, Var::DerXiY),
 ];
 
-/// The event indicators of Model Exchange, in the order of `fmi2GetEventIndicators`.
+/// The event indicators of Model Exchange, in the order of the indicator vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventIndicator {
     /// How far `s_rel` is outside the contact range (`s_rel - s_rel0` for the one-sided laws,
