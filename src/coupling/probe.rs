@@ -114,22 +114,9 @@ impl Coupling {
         // Which force the master held may not be known yet: one that moved as if free held
         // none, otherwise the one of the two that is not zero.
         let unforced = (dv - a_before * h).abs() <= rounding;
-        // Two probes of the same sign (f_mean and the f_next made a step earlier, both sized
-        // along the motion) are the same answer to within their difference.
-        let (force, force_doubt) = match applied {
-            Some(force) => (force, 0.0),
-            None if unforced => (0.0, 0.0),
-            None if self.last_force == 0.0 || self.last_next == 0.0 => {
-                (self.last_force + self.last_next, 0.0)
-            }
-            None if self.last_force * self.last_next > 0.0 => (
-                0.5 * (self.last_force + self.last_next),
-                0.5 * (self.last_force - self.last_next).abs(),
-            ),
-            None => {
-                self.unclear_probes += 1;
-                return self.end_probing();
-            }
+        let Some((force, force_doubt)) = self.probed_force(applied, unforced) else {
+            self.unclear_probes += 1;
+            return self.end_probing();
         };
         if force == 0.0 {
             // The master held no force over the probed step (it holds f_next, made a step
@@ -140,59 +127,22 @@ impl Coupling {
         // step), it is taken as zero: a first contact's answer stands out of gravity over a step.
         let answered = dv - a_before * h;
         let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
-        // A body under a force held constant moves on a parabola: its positions follow from its
-        // velocities (`s1 - s0 = (v0 + v1)/2*h`), bent by h^2/12 times the external
-        // acceleration's change over the step. Inputs that do not (a master that prescribes the
-        // motion, a body pushed by changing forces) tell no exact mass.
-        let bend = |from: Observed, to: Observed| {
-            let (moved, h) = (to.s - from.s, to.time - from.time);
-            let bend = bend_off_parabola(from, to);
-            let scale = moved.abs() + (to.v.abs() + from.v.abs()) * h;
-            (bend, scale, h)
-        };
-        let parabolic = |(bend, scale, _): (f64, f64, f64)| bend.abs() <= 1e-9 * scale;
-        // So must the step before it, where the master saw one: a smooth prescribed motion bends
-        // off the parabola by h^3/12 times its third derivative, which passes through zero at
-        // one step now and then, but not at two in a row.
-        let seen_before = self.before_last.time < self.last.time;
-        let (bend_now, bend_before) = (
-            bend(self.last, now),
-            seen_before.then(|| bend(self.before_last, self.last)),
-        );
+        let constant_forces = self.moved_under_constant_forces(now);
         // Through an external acceleration taken as 0 (none measured yet) no single answer is
         // exact: a 1e-5 probe's answer under 1 m/s^2 told 28.8 kg for a 2 kg body, whose contact
         // replayed through it threw it at 20 m/s from 1.1 (two answers tell both, below).
-        let exact = steady
-            && self.a_ext_count > 0
-            && force_doubt == 0.0
-            && parabolic(bend_now)
-            && bend_before.is_none_or(parabolic);
+        let exact = steady && self.a_ext_count > 0 && force_doubt == 0.0 && constant_forces;
         let (through_trend, hidden) = self.read_answer(now, dv, h);
         let rough = through_trend.abs() >= PROBE_CLARITY * hidden
             && force_doubt <= force.abs() / PROBE_CLARITY;
         let answered = if exact { answered } else { through_trend };
         let mass = -force * h / answered;
-        // Nor below half the least mass an earlier answer allowed: a velocity jump of a prescribed
-        // motion read as the answer to a probe of 8e-7 N once gave 2.6e-10 kg, against a least
-        // mass of 2.6e-7, and the dynamic step through it was not finite.
-        let plausible = |mass: f64| mass >= 0.5 * self.probe_mass_floor;
-        let usable = answered.abs() > rounding && mass.is_finite() && mass > 0.0 && plausible(mass);
+        // Nor below half the least mass an earlier answer allowed.
+        let usable =
+            answered.abs() > rounding && mass.is_finite() && mass > 0.0 && self.floor_allows(mass);
         // A rough answer counts once a larger probe has answered the same mass.
         let doubt = (hidden / answered.abs() + force_doubt / force.abs()).min(1.0);
-        // A probe that did not grow (a master one step behind holds one made before the rough
-        // answer came) can neither confirm it nor replace it.
-        let previous = self.rough_answer;
-        let grown = force.abs() >= CONFIRMING_GROWTH * previous.force.abs();
-        let confirmed = previous.mass > 0.0
-            && grown
-            && (mass - previous.mass).abs() <= mass * doubt + previous.mass * previous.doubt;
-        if grown {
-            self.rough_answer = if usable && rough && !exact && !confirmed {
-                RoughAnswer { mass, doubt, force }
-            } else {
-                RoughAnswer::default()
-            };
-        }
+        let confirmed = self.confirm_rough_answer(mass, doubt, force, usable, rough, exact);
         let told = usable && (exact || (rough && confirmed));
         // Where no external acceleration was known (a contact met in the first step, taken as
         // 0), an answer that tells no mass may be gravity's: that is no sign of a master that
@@ -201,39 +151,12 @@ impl Coupling {
         // acceleration together. Ended as a prescribed motion instead, a 1.24 kg body under
         // 0.1 m/s^2 met in the first step at 69 contact durations was given the whole impulse
         // along the motion, 1e5 N, and thrown at 36,000 m/s.
-        let constant_forces = parabolic(bend_now) && bend_before.is_none_or(parabolic);
         if self.a_ext_count == 0 && constant_forces {
-            let rate = dv / h;
-            let (first_force, first_rate) = self.unknown_answer;
-            let distinct = first_force != 0.0
-                && (force - first_force).abs() > 0.1 * force.abs().max(first_force.abs());
-            let paired = -(force - first_force) * h / ((rate - first_rate) * h);
-            if distinct && paired.is_finite() && paired > 0.0 && plausible(paired) {
-                let a_ext = rate + force / paired;
-                self.unknown_answer = (0.0, 0.0);
-                // Exact as one answer through a measured steady acceleration is: both steps' forces
-                // were constant, and so was the acceleration over them.
-                self.adopt_probed_mass(learned, paired, true, a_ext, h);
-                self.episode.a_ext_known = true;
-                return false;
-            }
-            if self.unclear_probes + 1 < PROBE_LIMIT {
-                self.unknown_answer = (force, rate);
-                self.unclear_probes += 1;
-                return true;
+            if let Some(probes_again) = self.pair_answers_to_probes(learned, force, dv, h) {
+                return probes_again;
             }
         }
-        // The last probe allowed: a rough answer still unconfirmed is adopted all the same (a
-        // body whose answers the forces on it blur, within the robust correction's range),
-        // rather than the contact's whole impulse along a motion that went on deep into it.
-        let last_chance = self.unclear_probes + 1 >= PROBE_LIMIT
-            && self.rough_answer.mass > 0.0
-            && plausible(self.rough_answer.mass);
-        let (told, mass) = if !told && last_chance {
-            (true, self.rough_answer.mass)
-        } else {
-            (told, mass)
-        };
+        let (told, mass) = self.told_at_the_last_chance(told, mass);
         if told && a_before.is_finite() {
             self.adopt_probed_mass(learned, mass, exact, a_before, h);
             return false;
@@ -251,6 +174,139 @@ impl Coupling {
             return self.end_probing();
         }
         true
+    }
+
+    /// Without a mass: a probe's answer tells it, and every force held tells how heavy the
+    /// bodies are at least.
+    #[inline(always)]
+    pub(super) fn learn_without_a_mass(
+        &mut self,
+        learned: &mut Learned,
+        applied: Option<f64>,
+        dv: f64,
+        h1: f64,
+        a_before: f64,
+        now: Observed,
+    ) {
+        if self.probe_pending {
+            self.probe_pending = self.learn_from_probe(learned, applied, dv, h1, a_before, now);
+        } else {
+            // Every force held without a mass tells how heavy the bodies are at least.
+            self.raise_mass_floor(now, dv, h1, f64::INFINITY);
+        }
+    }
+
+    /// The force a probed step held and its doubt (N). Two probes of the same sign (f_mean and
+    /// the f_next made a step earlier, both sized along the motion) are the same answer to within
+    /// their difference; two of opposite signs tell nothing (None).
+    fn probed_force(&self, applied: Option<f64>, unforced: bool) -> Option<(f64, f64)> {
+        match applied {
+            Some(force) => Some((force, 0.0)),
+            None if unforced => Some((0.0, 0.0)),
+            None if self.last_force == 0.0 || self.last_next == 0.0 => {
+                Some((self.last_force + self.last_next, 0.0))
+            }
+            None if self.last_force * self.last_next > 0.0 => Some((
+                0.5 * (self.last_force + self.last_next),
+                0.5 * (self.last_force - self.last_next).abs(),
+            )),
+            None => None,
+        }
+    }
+
+    /// A body under a force held constant moves on a parabola: its positions follow from its
+    /// velocities (`s1 - s0 = (v0 + v1)/2*h`), bent by h^2/12 times the external
+    /// acceleration's change over the step. Inputs that do not (a master that prescribes the
+    /// motion, a body pushed by changing forces) tell no exact mass.
+    fn moved_under_constant_forces(&self, now: Observed) -> bool {
+        // So must the step before it, where the master saw one: a smooth prescribed motion bends
+        // off the parabola by h^3/12 times its third derivative, which passes through zero at
+        // one step now and then, but not at two in a row.
+        let seen_before = self.before_last.time < self.last.time;
+        on_parabola(self.last, now) && (!seen_before || on_parabola(self.before_last, self.last))
+    }
+
+    /// Whether `mass` is at least half the least mass an earlier answer allowed: a velocity jump
+    /// of a prescribed motion read as the answer to a probe of 8e-7 N once gave 2.6e-10 kg,
+    /// against a least mass of 2.6e-7, and the dynamic step through it was not finite.
+    fn floor_allows(&self, mass: f64) -> bool {
+        mass >= 0.5 * self.probe_mass_floor
+    }
+
+    /// Whether a probe's answer of `mass` (within `doubt`, relative) to `force` confirms the rough
+    /// answer before it; a grown probe's answer that is usable and rough, and neither exact nor
+    /// confirming, becomes the rough answer to confirm.
+    fn confirm_rough_answer(
+        &mut self,
+        mass: f64,
+        doubt: f64,
+        force: f64,
+        usable: bool,
+        rough: bool,
+        exact: bool,
+    ) -> bool {
+        // A probe that did not grow (a master one step behind holds one made before the rough
+        // answer came) can neither confirm it nor replace it.
+        let previous = self.rough_answer;
+        let grown = force.abs() >= CONFIRMING_GROWTH * previous.force.abs();
+        let confirmed = previous.mass > 0.0
+            && grown
+            && (mass - previous.mass).abs() <= mass * doubt + previous.mass * previous.doubt;
+        if grown {
+            self.rough_answer = if usable && rough && !exact && !confirmed {
+                RoughAnswer { mass, doubt, force }
+            } else {
+                RoughAnswer::default()
+            };
+        }
+        confirmed
+    }
+
+    /// Two answers to probes of different size through an external acceleration nobody measured
+    /// (taken as 0) tell the mass and that acceleration together. Some(whether the step ahead
+    /// probes again) where that settles the probe: the mass is adopted, or the answer waits for
+    /// a second one; None where probing goes on as for any answer.
+    fn pair_answers_to_probes(
+        &mut self,
+        learned: &mut Learned,
+        force: f64,
+        dv: f64,
+        h: f64,
+    ) -> Option<bool> {
+        let rate = dv / h;
+        let (first_force, first_rate) = self.unknown_answer;
+        let distinct = first_force != 0.0
+            && (force - first_force).abs() > 0.1 * force.abs().max(first_force.abs());
+        let paired = -(force - first_force) * h / ((rate - first_rate) * h);
+        if distinct && paired.is_finite() && paired > 0.0 && self.floor_allows(paired) {
+            let a_ext = rate + force / paired;
+            self.unknown_answer = (0.0, 0.0);
+            // Exact as one answer through a measured steady acceleration is: both steps' forces
+            // were constant, and so was the acceleration over them.
+            self.adopt_probed_mass(learned, paired, true, a_ext, h);
+            self.episode.a_ext_known = true;
+            return Some(false);
+        }
+        if self.unclear_probes + 1 < PROBE_LIMIT {
+            self.unknown_answer = (force, rate);
+            self.unclear_probes += 1;
+            return Some(true);
+        }
+        None
+    }
+
+    /// The last probe allowed: a rough answer still unconfirmed is adopted all the same (a
+    /// body whose answers the forces on it blur, within the robust correction's range),
+    /// rather than the contact's whole impulse along a motion that went on deep into it.
+    fn told_at_the_last_chance(&self, told: bool, mass: f64) -> (bool, f64) {
+        let last_chance = self.unclear_probes + 1 >= PROBE_LIMIT
+            && self.rough_answer.mass > 0.0
+            && self.floor_allows(self.rough_answer.mass);
+        if !told && last_chance {
+            (true, self.rough_answer.mass)
+        } else {
+            (told, mass)
+        }
     }
 
     /// A probe's answer told `mass` (`exact`: through a steady external acceleration, else
@@ -414,4 +470,13 @@ impl Coupling {
             && self.unclear_probes < PROBE_LIMIT
             && (self.probe_pending || new_contact)
     }
+}
+
+/// Whether the master's position moved from `from` to `to` on the parabola its two velocities span
+/// (to 1e-9 of the motion): the body was under forces held constant over the step.
+fn on_parabola(from: Observed, to: Observed) -> bool {
+    let (moved, h) = (to.s - from.s, to.time - from.time);
+    let bend = bend_off_parabola(from, to);
+    let scale = moved.abs() + (to.v.abs() + from.v.abs()) * h;
+    bend.abs() <= 1e-9 * scale
 }

@@ -1,0 +1,123 @@
+//! The external relative acceleration: what moves the master's bodies besides the held force
+//! (gravity, springs, drives, bodies behind them). It is measured as a step's mean wherever the
+//! force held over the step is known as an acceleration (through a mass, or no force at all); the
+//! last two means are kept and extrapolated over the coming step ([`Extrapolation`]). Every answer
+//! of the master is read against it, as it was before the contact.
+
+use super::Coupling;
+
+/// How the external acceleration over a step is extrapolated from the past ones; the values of the
+/// parameter `accelerationEstimate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extrapolation {
+    None,
+    Constant,
+    Linear,
+}
+
+/// The external acceleration as known before a step's own mean joins the means: a contact's
+/// first step measures it only through the mass it is to test.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct KnownBefore {
+    /// The newest mean (0 where none is known).
+    pub(super) a_ext: f64,
+    /// Whether a mean was known.
+    pub(super) known: bool,
+    /// How much it changed between the last two means.
+    pub(super) trend: f64,
+}
+
+/// The acceleration that the held force `applied` gave the master's bodies through `mass`: none
+/// for no force, whatever the mass; unknown without a mass, or while the held force is.
+#[inline(always)]
+pub(super) fn force_acceleration(applied: Option<f64>, mass: Option<f64>) -> Option<f64> {
+    match applied {
+        Some(0.0) => Some(0.0),
+        Some(force) => mass.map(|m| force / m),
+        None => None,
+    }
+}
+
+impl Coupling {
+    /// The mean external relative acceleration over `[start, start + h]`.
+    pub fn a_ext(&self, extrapolation: Extrapolation, start: f64, h: f64) -> f64 {
+        match (extrapolation, self.a_ext_count) {
+            (Extrapolation::None, _) | (_, 0) => 0.0,
+            (Extrapolation::Constant, _) | (_, 1) => self.a_ext_means[0],
+            (Extrapolation::Linear, _) => {
+                let [m1, m2] = self.a_ext_means;
+                let [t1, t2] = self.a_ext_times;
+                let slope = (m1 - m2) / (t1 - t2);
+                let a = m1 + slope * (start + 0.5 * h - t1);
+                if a.is_finite() {
+                    a
+                } else {
+                    m1
+                }
+            }
+        }
+    }
+
+    /// How much the external acceleration changed between the last two steps it is known for.
+    pub(super) fn a_ext_trend(&self) -> f64 {
+        if self.a_ext_count == 2 {
+            (self.a_ext_means[0] - self.a_ext_means[1]).abs()
+        } else {
+            0.0
+        }
+    }
+
+    /// The external acceleration of the free step before a contact: the newest mean, which the
+    /// contact's step could not give.
+    fn a_ext_before_contact(&self) -> f64 {
+        if self.a_ext_count > 0 {
+            self.a_ext_means[0]
+        } else {
+            0.0
+        }
+    }
+
+    /// The external acceleration before this step's mean joins the means.
+    #[inline(always)]
+    pub(super) fn known_before_step(&self) -> KnownBefore {
+        KnownBefore {
+            a_ext: self.a_ext_before_contact(),
+            known: self.a_ext_count > 0,
+            trend: self.a_ext_trend(),
+        }
+    }
+
+    /// The step's mean external acceleration joins the last two where the force held over it is
+    /// known as an acceleration (`from_force`); a step held no force over also gives the speed
+    /// fuse's prediction (`a_free`). Returns whether the mean was learned.
+    #[inline(always)]
+    pub(super) fn learn_the_steps_external_acceleration(
+        &mut self,
+        from_force: Option<f64>,
+        applied: Option<f64>,
+        dv: f64,
+        h1: f64,
+    ) -> bool {
+        let mut learned_mean = false;
+        if let Some(force_acceleration) = from_force {
+            let mean = dv / h1 + force_acceleration;
+            if applied == Some(0.0) && mean.is_finite() {
+                self.a_free = mean;
+            }
+            if mean.is_finite() {
+                learned_mean = true;
+                // How far the linear extrapolation of the two before missed it: what a probe's
+                // answer read through that extrapolation must stand out of.
+                self.a_ext_miss = if self.a_ext_count == 2 {
+                    (mean - self.a_ext(Extrapolation::Linear, self.last.time, h1)).abs()
+                } else {
+                    0.0
+                };
+                self.a_ext_means = [mean, self.a_ext_means[0]];
+                self.a_ext_times = [self.last.time + 0.5 * h1, self.a_ext_times[0]];
+                self.a_ext_count = (self.a_ext_count + 1).min(2);
+            }
+        }
+        learned_mean
+    }
+}

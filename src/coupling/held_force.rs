@@ -1,0 +1,226 @@
+//! Which force the master held over the step just taken: `f_mean`, if it stepped the gap first,
+//! or the `f_next` it read before the step, if it stepped all units at once. The master never says
+//! which; unless the user told it (`heldForce`), its answer does: the velocity change against the
+//! external acceleration seen so far. A master does not change its scheme during a run, so a clear
+//! answer settles the reading, and only a far clearer one ([`OVERTURN`]) overturns it. The rest of
+//! the coupling reads the outcome through [`Coupling::held_force`]: the force known to be held, or
+//! none while the two differ and nothing told.
+
+use super::{Coupling, Extrapolation, Observed, ANSWER_ROUNDING, DISAGREEMENT};
+
+/// How many times clearer than the external acceleration's change and the mass's margin a step's
+/// answer must be to overturn which force the master was told to hold.
+const OVERTURN: f64 = 4.0;
+
+/// What one step's answer tells of the held force: whether it was `f_next`, and whether the answer
+/// is clear enough to settle the reading and to overturn a settled one.
+type Reading = (bool, (bool, bool));
+
+impl Coupling {
+    /// Whether the master may have held either force over the step just taken: it read both,
+    /// and the user did not tell which it holds (`heldForce`). The answers do not count: a
+    /// driven body's answers once proved, four times clearer than anything seemed to hide, that
+    /// a Jacobi master held `f_mean`, and the bound through that account let the bodies' energy
+    /// grow 1e42-fold.
+    pub fn holds_either(&self) -> bool {
+        !self.held_told && self.f_mean_read && self.next_readable
+    }
+
+    /// The force a master that holds `f_next` held over the step just taken: the `f_next` it
+    /// read before it, or nothing where it read none.
+    pub fn next_held(&self) -> f64 {
+        if self.next_readable {
+            self.last_next
+        } else {
+            0.0
+        }
+    }
+
+    /// A master that read `f_next` only after the step held none of it over the step.
+    #[inline(always)]
+    pub(super) fn forget_next_read_after_step(&mut self) {
+        if self.f_next_read && !self.next_readable {
+            // Read only after the step: no master held it over the step.
+            self.last_next = 0.0;
+        }
+    }
+
+    /// A master that reads f_next and never f_mean holds f_next: it steps all units at once.
+    #[inline(always)]
+    pub(super) fn holds_next_if_it_reads_only_next(&mut self) {
+        if !self.held_told && self.f_next_read && !self.f_mean_read {
+            self.master_holds_next = Some(true);
+            self.holds_next_settled = true;
+        }
+    }
+
+    /// Which force did the master hold: f_mean (it stepped the gap first) or the f_next output
+    /// before the step (it stepped all units at once)? Where they differ, the one that fits
+    /// the external acceleration seen so far; the model then owes the master the difference.
+    #[inline(always)]
+    pub(super) fn read_which_force_was_held(
+        &mut self,
+        now: Observed,
+        mass: Option<f64>,
+        h1: f64,
+        dv: f64,
+    ) {
+        if self.last_next != self.last_force && !self.held_told && self.f_mean_read {
+            // An answer settles the reading where it is clearer than what the change of the
+            // external acceleration over the last step could explain; until then each step's
+            // answer may change it. A master does not change its scheme during a run: once
+            // settled, a step overturns the reading only where its answer is [`OVERTURN`] times
+            // clearer than that and a mass off by the warning margin together. A body pushed
+            // through a contact by a spring behind it answered a Jacobi master's step 0.1 m/s^2
+            // closer to f_mean, the reading flipped, and E_port and the owed motion went off by
+            // the difference of the two forces.
+            let doubt = self.a_ext_trend();
+            // A force a rounding away from zero is none: a body on a spring driven near resonance,
+            // held 1.4e-11 N by a Jacobi master, answered 0.3 m/s^2 closer to a 0.37 N f_mean
+            // through the extrapolation's miss, and E_port went off by that force's work.
+            let rounding_apart = 1e-9 * self.last_force.abs().max(self.last_next.abs());
+            let next_is_none = self.last_next.abs() <= rounding_apart;
+            let mean_is_none = self.last_force.abs() <= rounding_apart;
+            let told = match mass {
+                // Both within rounding of zero: no force either way.
+                _ if mean_is_none && next_is_none => None,
+                _ if mean_is_none || next_is_none => {
+                    self.tell_by_a_force_felt(now, mass, h1, dv, doubt, next_is_none)
+                }
+                Some(m) if self.a_ext_count > 0 => self.tell_by_the_better_fit(m, h1, dv, doubt),
+                _ => None,
+            };
+            if let Some((holds_next, (settles, overturns))) = told {
+                if !self.holds_next_settled || overturns {
+                    self.master_holds_next = Some(holds_next);
+                    self.holds_next_settled |= settles;
+                }
+            }
+        }
+    }
+
+    /// Where one of the two forces is zero, the velocity change tells without a mass (a wrong one
+    /// can tie the fit of [`Self::tell_by_the_better_fit`]): did the master's bodies feel a force
+    /// at all? In the first step the external acceleration is taken as 0: a contact's answer
+    /// stands out of any gravity.
+    #[inline(always)]
+    fn tell_by_a_force_felt(
+        &self,
+        now: Observed,
+        mass: Option<f64>,
+        h1: f64,
+        dv: f64,
+        doubt: f64,
+        next_is_none: bool,
+    ) -> Option<Reading> {
+        let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+        let forced_change =
+            self.last_force.abs().max(self.last_next.abs()) * h1 / mass.unwrap_or(f64::INFINITY);
+        // With a mass, the boundary lies where a force answered through a mass 2x off still falls
+        // on its side; without one, only rounding is unforced.
+        let tolerance = if mass.is_some() {
+            0.25 * forced_change
+        } else {
+            self.rounding(now, ANSWER_ROUNDING)
+        };
+        let unexplained = (dv - expected * h1).abs();
+        let unforced = unexplained <= tolerance;
+        let margin = (unexplained - tolerance).abs();
+        // Before any external acceleration is known, a change that is not zero may be its: a
+        // reading, not a settled one. Gravity's change over a Jacobi master's first step (0.065 m/s
+        // down), read as the answer to a f_mean it never held (0.23 m/s up through half the mass),
+        // once settled that the master holds f_mean; a ball then flew off at 13 m/s from 1.
+        let measured = self.a_ext_count > 0 || unforced;
+        // Overturned only out of what the extrapolation has been missing by as well: a body a
+        // spring pushes in and out of a resting contact is extrapolated through masses its answers
+        // blur, and a passivity force of 0.5 N once turned a Jacobi master's reading to f_mean.
+        let clear = (
+            measured && margin > doubt * h1,
+            measured && margin > OVERTURN * (doubt + self.a_ext_miss) * h1,
+        );
+        // Before any external acceleration is known, a velocity change may be gravity's; no change
+        // at all is no force (the held one would have to cancel an unseen one exactly).
+        if measured || mass.is_some() {
+            Some((next_is_none == unforced, clear))
+        } else {
+            None
+        }
+    }
+
+    /// With a mass and a measured external acceleration: the force whose answer misfits the
+    /// extrapolated acceleration less.
+    #[inline(always)]
+    fn tell_by_the_better_fit(&self, m: f64, h1: f64, dv: f64, doubt: f64) -> Option<Reading> {
+        let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+        let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
+        // Two forces a rounding apart (the prediction made one step earlier is the force itself
+        // while nothing new happens) cannot be told apart: the misfits then differ by noise, which
+        // once made a master that holds f_mean look as if it held f_next (`model::tests`).
+        let separation = (self.last_next - self.last_force).abs() / m;
+        let noise = 1e-9 * (dv.abs() / h1 + self.last_force.abs() / m + expected.abs());
+        if separation > noise {
+            let (if_next, if_mean) = (misfit(self.last_next), misfit(self.last_force));
+            let largest = self.last_next.abs().max(self.last_force.abs()) / m;
+            let margin = (if_next - if_mean).abs();
+            let clear = (
+                margin > doubt,
+                margin > OVERTURN * (doubt + DISAGREEMENT * largest),
+            );
+            Some((if_next < if_mean, clear))
+        } else {
+            None
+        }
+    }
+
+    /// A step whose force is the same under both readings and not zero answers with the mass
+    /// on its own; kept to settle which force the master held when a contact window cannot.
+    #[inline(always)]
+    pub(super) fn estimate_from_a_step_both_readings_share(
+        &mut self,
+        mass: Option<f64>,
+        h1: f64,
+        dv: f64,
+    ) {
+        if mass.is_none()
+            && self.master_holds_next.is_none()
+            && self.last_force == self.last_next
+            && self.last_force != 0.0
+            && self.a_ext_count > 0
+        {
+            let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+            let answered = dv - expected * h1;
+            let estimate = -self.last_force * h1 / answered;
+            if estimate.is_finite() && estimate > 0.0 {
+                self.step_estimate = estimate;
+            }
+        }
+    }
+
+    /// The force the master held, where it is known which one it was (two forces a rounding
+    /// apart are the same answer).
+    #[inline(always)]
+    pub(super) fn held_force(&self) -> Option<f64> {
+        match self.master_holds_next {
+            Some(true) => Some(self.last_next),
+            Some(false) => Some(self.last_force),
+            None => ((self.last_next - self.last_force).abs()
+                <= 1e-9 * self.last_force.abs().max(self.last_next.abs()))
+            .then_some(self.last_force),
+        }
+    }
+
+    /// The model owes the master what a force other than the assumed one did.
+    #[inline(always)]
+    pub(super) fn owe_what_another_force_did(
+        &mut self,
+        mass: Option<f64>,
+        applied: Option<f64>,
+        h1: f64,
+    ) {
+        if let (Some(m), Some(applied)) = (mass, applied) {
+            let extra = (applied - self.assumed_held) / m;
+            self.owed_s += 0.5 * extra * h1 * h1;
+            self.owed_v += extra * h1;
+        }
+    }
+}
