@@ -18,6 +18,35 @@ use crate::variables::{Causality, Kind, Var};
 
 impl Instance {
     pub(super) fn do_step(&mut self, current_time: f64, h: f64) -> Outcome {
+        self.check_step(current_time, h)?;
+        let time = self.model.time;
+        // The step starts at the master's time, which may differ from the FMU's by the slack.
+        self.model.time = current_time;
+        let mut report = StepReport::default();
+        if self.model.do_step(h, &mut report).is_err() {
+            self.model.time = time;
+            return Err(error(format!(
+                "the step from t = {} by h = {} gives a non-finite force, motion, energy or predicted force; the inputs, parameters or step size are out of the law's numeric range",
+                Number(current_time),
+                Number(h)
+            )));
+        }
+        self.warn_mass_disagreement(current_time, &report);
+        self.warn_short_contact_without_mass(current_time, h, &report);
+        self.warn_stiff_stiction(current_time, h, &report);
+        if self.logger.is_enabled(Category::Coupling) {
+            self.log_coupling(current_time, h, &report);
+        }
+        if self.logger.is_enabled(Category::Events) {
+            self.log_transitions(current_time, &report);
+        }
+        Ok(())
+    }
+
+    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
+    /// master's rounding) and ends at a later one.
+    #[inline]
+    fn check_step(&self, current_time: f64, h: f64) -> Outcome {
         // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
         // to sixteen integer ones (a floating-point class test).
         if !(h > 0.0 && h * 0.0 == 0.0) {
@@ -46,21 +75,14 @@ impl Instance {
                 Number(current_time)
             )));
         }
-        // The step starts at the master's time, which may differ from the FMU's by the slack.
-        self.model.time = current_time;
-        let mut report = StepReport::default();
-        if self.model.do_step(h, &mut report).is_err() {
-            self.model.time = time;
-            return Err(error(format!(
-                "the step from t = {} by h = {} gives a non-finite force, motion, energy or predicted force; the inputs, parameters or step size are out of the law's numeric range",
-                Number(current_time),
-                Number(h)
-            )));
-        }
-        let integral = &report.integral;
+        Ok(())
+    }
+
+    /// The master's answer to a contact disagrees with the `m_eff` in use. A status warning in
+    /// the log, not as the call's status: fmusim ends a run on a returned warning, and the step
+    /// itself is right.
+    fn warn_mass_disagreement(&self, current_time: f64, report: &StepReport) {
         if let Some((answered, in_use)) = report.mass_disagreement {
-            // A status warning in the log, not as the call's status: fmusim ends a run on a
-            // returned warning, and the step itself is right.
             let message = format!(
                 "t = {}: the master's answer to the contact gives an effective mass of {} kg, {} than the m_eff = {} kg in use; the FMU continues with {} kg (output m_eff_estimate) and corrects what the contact gave wrong. Set m_eff to the reduced mass of the bodies the contact separates",
                 Number(current_time),
@@ -71,7 +93,12 @@ impl Instance {
             );
             self.logger.log(WARNING, Category::StatusWarning, &message);
         }
-        self.warn_short_contact_without_mass(current_time, h, &report);
+    }
+
+    /// The sticking spring, against the tangential mass the master's answers just told, turns
+    /// more than [`STIFF_STICTION_PHASE`] per step. A status warning in the log, not as the
+    /// call's status (as above).
+    fn warn_stiff_stiction(&self, current_time: f64, h: f64, report: &StepReport) {
         let told_mass = match report.tangential_told {
             Some(Told::Mass(mass)) => Some(mass),
             _ => None,
@@ -80,7 +107,6 @@ impl Instance {
             .and_then(|mass| self.model.stiction_omega(mass))
             .filter(|omega| omega * h > STIFF_STICTION_PHASE)
         {
-            // A status warning in the log, not as the call's status (as above).
             let message = format!(
                 "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
                 Number(current_time),
@@ -91,24 +117,22 @@ impl Instance {
             );
             self.logger.log(WARNING, Category::StatusWarning, &message);
         }
-        if self.logger.is_enabled(Category::Coupling) {
-            self.log_coupling(current_time, h, &report);
+    }
+
+    /// The contact's starts and ends within the step, under `logEvents`.
+    fn log_transitions(&self, current_time: f64, report: &StepReport) {
+        for transition in report.integral.transitions() {
+            let message = format!(
+                "contact {} at t = {:.17}",
+                if transition.entering {
+                    "starts"
+                } else {
+                    "ends"
+                },
+                current_time + transition.tau
+            );
+            self.logger.log(OK, Category::Events, &message);
         }
-        if self.logger.is_enabled(Category::Events) {
-            for transition in integral.transitions() {
-                let message = format!(
-                    "contact {} at t = {:.17}",
-                    if transition.entering {
-                        "starts"
-                    } else {
-                        "ends"
-                    },
-                    current_time + transition.tau
-                );
-                self.logger.log(OK, Category::Events, &message);
-            }
-        }
-        Ok(())
     }
 }
 

@@ -67,11 +67,7 @@ pub fn integrate_dynamics<L: ContactLaw>(
     dynamics: Dynamics,
     h: f64,
 ) -> DynamicStep {
-    let Dynamics {
-        mass,
-        a_ext,
-        tolerance,
-    } = dynamics;
+    let Dynamics { mass, a_ext, .. } = dynamics;
     let s_rel0 = law.s_rel0();
     let span = ContactSpan::of(law);
     let mut out = DynamicStep::default();
@@ -91,51 +87,24 @@ pub fn integrate_dynamics<L: ContactLaw>(
         }
         let remaining = h - t;
         if !in_contact {
-            let free = Motion { s: x, v, a: a_ext };
-            match entry_time(free, span, remaining) {
-                None => {
-                    let end = free.at(remaining);
-                    (x, v) = (end.s, end.v);
-                    t = h;
-                }
+            let touch_down;
+            ((x, v), touch_down) = free_flight(span, a_ext, (x, v), remaining);
+            match touch_down {
                 Some(tau) => {
-                    let end = free.at(tau);
-                    (x, v) = (end.s, end.v);
                     t += tau;
-                    if span.outside(x) < 0.0 {
-                        in_contact = true;
-                        out.integral.record(t, true, v);
-                        if let Some(entered) = law.touched_down(v) {
-                            touched = Some(entered);
-                        }
-                    } else {
-                        t = h;
+                    in_contact = true;
+                    out.integral.record(t, true, v);
+                    if let Some(entered) = law.touched_down(v) {
+                        touched = Some(entered);
                     }
                 }
+                None => t = h,
             }
             continue;
         }
         stretches += 1;
         let law = touched.as_ref().unwrap_or(law);
-        let region = law.affine_region(s_rel0 + x, v);
-        let stretch = match region {
-            Some(region) if stretches < MAX_STRETCHES => {
-                affine_stretch(law, &region, mass, a_ext, (x, v), remaining, budget)
-            }
-            _ => {
-                let tolerance = if stretches < MAX_STRETCHES {
-                    tolerance
-                } else {
-                    1e-3
-                };
-                let start = State {
-                    x,
-                    v,
-                    dissipated: 0.0,
-                };
-                integrate_stretch(law, mass, a_ext, start, remaining, tolerance, budget)
-            }
-        };
+        let stretch = contact_stretch(law, s_rel0, dynamics, (x, v), remaining, budget, stretches);
         out.evaluations += stretch.evaluations;
         let elapsed = stretch.elapsed.min(remaining);
         out.integral.impulse += mass * (a_ext * elapsed - (stretch.end.v - v));
@@ -164,6 +133,68 @@ pub fn integrate_dynamics<L: ContactLaw>(
         a: a_ext - force / mass,
     };
     out
+}
+
+/// Out of contact from `(x, v)` for at most `remaining`: the state where the flight ends, and
+/// the time to it if the motion is inside the contact range there (a touch-down); none where
+/// the flight lasts the rest of the step.
+#[inline(always)]
+fn free_flight(
+    span: ContactSpan,
+    a_ext: f64,
+    (x, v): (f64, f64),
+    remaining: f64,
+) -> ((f64, f64), Option<f64>) {
+    let free = Motion { s: x, v, a: a_ext };
+    match entry_time(free, span, remaining) {
+        None => {
+            let end = free.at(remaining);
+            ((end.s, end.v), None)
+        }
+        Some(tau) => {
+            let end = free.at(tau);
+            ((end.s, end.v), (span.outside(end.s) < 0.0).then_some(tau))
+        }
+    }
+}
+
+/// One stretch in contact from `(x, v)`: in closed form where the law is affine there, else by
+/// the adaptive integrator; from the `MAX_STRETCHES`-th stretch on, the rest of the step is one
+/// adaptive stretch at a coarse tolerance.
+#[inline(always)]
+fn contact_stretch<L: ContactLaw>(
+    law: &L,
+    s_rel0: f64,
+    dynamics: Dynamics,
+    (x, v): (f64, f64),
+    remaining: f64,
+    budget: u32,
+    stretches: u32,
+) -> super::adaptive::Stretch {
+    let Dynamics {
+        mass,
+        a_ext,
+        tolerance,
+    } = dynamics;
+    let region = law.affine_region(s_rel0 + x, v);
+    match region {
+        Some(region) if stretches < MAX_STRETCHES => {
+            affine_stretch(law, &region, mass, a_ext, (x, v), remaining, budget)
+        }
+        _ => {
+            let tolerance = if stretches < MAX_STRETCHES {
+                tolerance
+            } else {
+                1e-3
+            };
+            let start = State {
+                x,
+                v,
+                dissipated: 0.0,
+            };
+            integrate_stretch(law, mass, a_ext, start, remaining, tolerance, budget)
+        }
+    }
 }
 
 /// Out of contact: the time after which the motion is inside the contact range (as the law sees
@@ -240,31 +271,26 @@ fn affine_stretch<L: ContactLaw>(
     let mut evaluations = 0u32;
     let g0 = law.kink_indicator(s_rel0 + x0, v0);
     let start_side = kink_side(g0);
-    // Both event functions are negative before their event and non-negative after it.
-    let kink = |(x, v): (f64, f64)| left_side(law.kink_indicator(s_rel0 + x, v), start_side);
     let rate = motion.rate();
-    let (limit, spacing) = if rate > 0.0 {
-        (horizon, 1.0 / (rate * SAMPLES_PER_RADIAN))
-    } else {
-        // Uniform acceleration: the contact end is a root of a quadratic; the kink indicator
-        // is sampled on a few points before it, and at the instant v passes 0.
-        let free = Motion {
-            s: x0,
-            v: v0,
-            a: a_ext - region.offset / mass,
-        };
-        let (roots, count) = range_crossings(free, span.ends_in_x(), horizon);
-        let limit = if count > 0 {
-            first_time_where(|tau| span.outside(free.at(tau).s) >= 0.0, roots[0], horizon)
-        } else {
-            horizon
-        };
-        (limit, limit / 4.0)
-    };
+    let (limit, spacing) = sampling(region, mass, a_ext, (x0, v0), span, rate, horizon);
     let still = if rate == 0.0 && a_ext != 0.0 {
         -v0 / (a_ext - region.offset / mass)
     } else {
         f64::NAN
+    };
+    let stretch = AffineStretch {
+        law,
+        region,
+        mass,
+        a_ext,
+        start: (x0, v0),
+        motion,
+        s_rel0,
+        span,
+        start_side,
+        rate,
+        limit,
+        horizon,
     };
     let mut ta = 0.0;
     let mut a_state = (x0, v0);
@@ -279,96 +305,11 @@ fn affine_stretch<L: ContactLaw>(
         }
         let b_state = motion.at(tb);
         evaluations += 1;
-        let kb = kink(b_state);
+        let kb = stretch.kink(b_state);
         let ended = left_contact(span, b_state);
         if ended || kb >= 0.0 {
-            // The secant root between (t0, g0) and (t1, g1).
-            let secant =
-                |(t0, g0): (f64, f64), (t1, g1): (f64, f64)| t0 - g0 * (t1 - t0) / (g1 - g0);
-            let mut seen = Evaluated::new(tb, b_state);
-            let mut stop = (tb, StretchEnd::Horizon);
-            // A stretch still heading in at `ta` that has left by `tb` turned back in between:
-            // its exit is the root after the turn, where the gap only grows, and the turn is
-            // where a kink indicator with |v| in it (ElastoGap's damper bound) is lowest. Such a
-            // graze, short against the period the samples follow (a strong pull out), passed
-            // its kinks unseen (half its impulse off) and, entered on the edge, met the closed
-            // form's rounding around the edge first and crept from there.
-            let heading_in = span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
-            let turn = (ended && heading_in).then(|| {
-                let turn = newton_past(
-                    |tau| {
-                        evaluations += 1;
-                        let (x, v) = motion.at(tau);
-                        let rate = span.outside_and_rate(x, v).1;
-                        let turning = span.outside_and_rate(x, motion.acceleration(x, v)).1;
-                        (rate, turning)
-                    },
-                    |rate| rate >= 0.0,
-                    ta,
-                    tb,
-                    0.5 * (ta + tb),
-                );
-                evaluations += 1;
-                (turn, motion.at(turn))
-            });
-            let kink_at_turn = turn
-                .filter(|_| kb < 0.0)
-                .map(|(turn, at_turn)| (turn, kink(at_turn)));
-            let (tb, kb) = match kink_at_turn {
-                Some((turn, k)) if k >= 0.0 => (turn, k),
-                _ => (tb, kb),
-            };
-            // The kink first: where the law leaves the region before the contact ends (ElastoGap's
-            // damper bound always does), the contact end is not sought at all.
-            if kb >= 0.0 {
-                let tau = newton_past(
-                    |tau| {
-                        evaluations += 1;
-                        let (x, v) = seen.keep(tau, motion.at(tau));
-                        let s = s_rel0 + x;
-                        let rate = law.kink_indicator_rate(s, v, motion.acceleration(x, v));
-                        (law.kink_indicator(s, v), rate)
-                    },
-                    |g| kink_side(g) != start_side,
-                    ta,
-                    tb,
-                    secant((ta, ka), (tb, kb)),
-                );
-                stop = (tau, StretchEnd::Kink);
-            }
-            let at_stop = seen.at(stop.0).unwrap_or_else(|| {
-                evaluations += 1;
-                motion.at(stop.0)
-            });
-            if left_contact(span, at_stop) {
-                // A uniformly accelerated stretch ends at its located quadratic root, already
-                // on the far side.
-                let tau = if rate == 0.0 && tb == limit && limit < horizon && stop.0 == tb {
-                    limit
-                } else {
-                    let (from, at_from) = turn.unwrap_or((ta, a_state));
-                    newton_past(
-                        |tau| {
-                            evaluations += 1;
-                            let (x, v) = seen.keep(tau, motion.at(tau));
-                            span.outside_and_rate(x, v)
-                        },
-                        |gap| gap >= 0.0,
-                        from,
-                        stop.0,
-                        secant(
-                            (from, span.outside(at_from.0)),
-                            (stop.0, span.outside(at_stop.0)),
-                        ),
-                    )
-                };
-                stop = (tau, StretchEnd::ContactEnd);
-            }
-            let end = seen.at(stop.0).unwrap_or_else(|| {
-                evaluations += 1;
-                motion.at(stop.0)
-            });
-            return finish(region, mass, a_ext, (x0, v0), end, stop, evaluations);
+            let (a, b) = ((ta, a_state, ka), (tb, b_state, kb));
+            return stretch.locate_end(a, b, ended, evaluations);
         }
         if tb >= limit {
             let end = if limit < horizon && rate == 0.0 {
@@ -387,6 +328,202 @@ fn affine_stretch<L: ContactLaw>(
             );
         }
         (ta, a_state, ka) = (tb, b_state, kb);
+    }
+}
+
+/// Where the samples of an affine stretch from `(x0, v0)` stop, and their spacing: over the
+/// horizon at [`SAMPLES_PER_RADIAN`] of an oscillation; under uniform acceleration, the contact
+/// end is a root of a quadratic, and the kink indicator is sampled on a few points before it
+/// (and at the instant v passes 0).
+#[inline(always)]
+fn sampling(
+    region: &AffineRegion,
+    mass: f64,
+    a_ext: f64,
+    (x0, v0): (f64, f64),
+    span: ContactSpan,
+    rate: f64,
+    horizon: f64,
+) -> (f64, f64) {
+    if rate > 0.0 {
+        (horizon, 1.0 / (rate * SAMPLES_PER_RADIAN))
+    } else {
+        let free = Motion {
+            s: x0,
+            v: v0,
+            a: a_ext - region.offset / mass,
+        };
+        let (roots, count) = range_crossings(free, span.ends_in_x(), horizon);
+        let limit = if count > 0 {
+            first_time_where(|tau| span.outside(free.at(tau).s) >= 0.0, roots[0], horizon)
+        } else {
+            horizon
+        };
+        (limit, limit / 4.0)
+    }
+}
+
+/// An affine stretch under way: its closed form from the start, and what its events are read
+/// against. Both event functions are negative before their event and non-negative after it.
+struct AffineStretch<'a, L> {
+    law: &'a L,
+    region: &'a AffineRegion,
+    mass: f64,
+    a_ext: f64,
+    start: (f64, f64),
+    motion: AffineMotion,
+    s_rel0: f64,
+    span: ContactSpan,
+    /// The kink indicator's side at the start.
+    start_side: bool,
+    rate: f64,
+    /// Where the samples stop, and the step's end.
+    limit: f64,
+    horizon: f64,
+}
+
+/// The secant root between `(t0, g0)` and `(t1, g1)`.
+#[inline(always)]
+fn secant((t0, g0): (f64, f64), (t1, g1): (f64, f64)) -> f64 {
+    t0 - g0 * (t1 - t0) / (g1 - g0)
+}
+
+impl<L: ContactLaw> AffineStretch<'_, L> {
+    /// The kink event function at `(x, v)`.
+    #[inline(always)]
+    fn kink(&self, (x, v): (f64, f64)) -> f64 {
+        left_side(self.law.kink_indicator(self.s_rel0 + x, v), self.start_side)
+    }
+
+    /// The stretch's end between the sample `(ta, a_state, ka)` and the sample `(tb, b_state,
+    /// kb)`, where the contact has `ended` or the kink event function `kb` is non-negative.
+    #[inline(always)]
+    fn locate_end(
+        &self,
+        (ta, a_state, ka): (f64, (f64, f64), f64),
+        (tb, b_state, kb): (f64, (f64, f64), f64),
+        ended: bool,
+        mut evaluations: u32,
+    ) -> super::adaptive::Stretch {
+        let mut seen = Evaluated::new(tb, b_state);
+        let mut stop = (tb, StretchEnd::Horizon);
+        // A stretch still heading in at `ta` that has left by `tb` turned back in between:
+        // its exit is the root after the turn, where the gap only grows, and the turn is
+        // where a kink indicator with |v| in it (ElastoGap's damper bound) is lowest. Such a
+        // graze, short against the period the samples follow (a strong pull out), passed
+        // its kinks unseen (half its impulse off) and, entered on the edge, met the closed
+        // form's rounding around the edge first and crept from there.
+        let heading_in = self.span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
+        let turn = (ended && heading_in).then(|| self.turn(ta, tb, &mut evaluations));
+        let kink_at_turn = turn
+            .filter(|_| kb < 0.0)
+            .map(|(turn, at_turn)| (turn, self.kink(at_turn)));
+        let (tb, kb) = match kink_at_turn {
+            Some((turn, k)) if k >= 0.0 => (turn, k),
+            _ => (tb, kb),
+        };
+        // The kink first: where the law leaves the region before the contact ends (ElastoGap's
+        // damper bound always does), the contact end is not sought at all.
+        if kb >= 0.0 {
+            let tau = self.kink_time(&mut seen, (ta, ka), (tb, kb), &mut evaluations);
+            stop = (tau, StretchEnd::Kink);
+        }
+        let at_stop = seen.at(stop.0).unwrap_or_else(|| {
+            evaluations += 1;
+            self.motion.at(stop.0)
+        });
+        if left_contact(self.span, at_stop) {
+            // A uniformly accelerated stretch ends at its located quadratic root, already
+            // on the far side.
+            let (rate, limit) = (self.rate, self.limit);
+            let tau = if rate == 0.0 && tb == limit && limit < self.horizon && stop.0 == tb {
+                limit
+            } else {
+                let from = turn.unwrap_or((ta, a_state));
+                self.exit_time(&mut seen, from, (stop.0, at_stop), &mut evaluations)
+            };
+            stop = (tau, StretchEnd::ContactEnd);
+        }
+        let end = seen.at(stop.0).unwrap_or_else(|| {
+            evaluations += 1;
+            self.motion.at(stop.0)
+        });
+        let (region, mass, a_ext) = (self.region, self.mass, self.a_ext);
+        finish(region, mass, a_ext, self.start, end, stop, evaluations)
+    }
+
+    /// Where the motion turns back out between `ta` and `tb`, and its state there.
+    #[inline(always)]
+    fn turn(&self, ta: f64, tb: f64, evaluations: &mut u32) -> (f64, (f64, f64)) {
+        let turn = newton_past(
+            |tau| {
+                *evaluations += 1;
+                let (x, v) = self.motion.at(tau);
+                let rate = self.span.outside_and_rate(x, v).1;
+                let turning = self
+                    .span
+                    .outside_and_rate(x, self.motion.acceleration(x, v))
+                    .1;
+                (rate, turning)
+            },
+            |rate| rate >= 0.0,
+            ta,
+            tb,
+            0.5 * (ta + tb),
+        );
+        *evaluations += 1;
+        (turn, self.motion.at(turn))
+    }
+
+    /// The far side of the kink between `(ta, ka)` and `(tb, kb)`.
+    #[inline(always)]
+    fn kink_time(
+        &self,
+        seen: &mut Evaluated<(f64, f64)>,
+        (ta, ka): (f64, f64),
+        (tb, kb): (f64, f64),
+        evaluations: &mut u32,
+    ) -> f64 {
+        newton_past(
+            |tau| {
+                *evaluations += 1;
+                let (x, v) = seen.keep(tau, self.motion.at(tau));
+                let s = self.s_rel0 + x;
+                let rate = self
+                    .law
+                    .kink_indicator_rate(s, v, self.motion.acceleration(x, v));
+                (self.law.kink_indicator(s, v), rate)
+            },
+            |g| kink_side(g) != self.start_side,
+            ta,
+            tb,
+            secant((ta, ka), (tb, kb)),
+        )
+    }
+
+    /// The far side of the contact end between `from` and `to` (instants and states).
+    #[inline(always)]
+    fn exit_time(
+        &self,
+        seen: &mut Evaluated<(f64, f64)>,
+        (from, at_from): (f64, (f64, f64)),
+        (to, at_to): (f64, (f64, f64)),
+        evaluations: &mut u32,
+    ) -> f64 {
+        newton_past(
+            |tau| {
+                *evaluations += 1;
+                let (x, v) = seen.keep(tau, self.motion.at(tau));
+                self.span.outside_and_rate(x, v)
+            },
+            |gap| gap >= 0.0,
+            from,
+            to,
+            secant(
+                (from, self.span.outside(at_from.0)),
+                (to, self.span.outside(at_to.0)),
+            ),
+        )
     }
 }
 
@@ -432,195 +569,4 @@ fn finish(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::laws::GapLaw;
-
-    const LAW: GapLaw = crate::laws::checks::SPRING;
-
-    /// A fine RK4 of the same ODE with the law evaluated as is (kinks not located): an
-    /// independent route whose error is of the order of its step.
-    fn rk4(law: &GapLaw, mass: f64, a: f64, s: f64, v: f64, h: f64) -> (f64, f64, f64) {
-        let steps = (h / 2e-8).ceil() as usize;
-        let dt = h / steps as f64;
-        let acc = |s: f64, v: f64| a - law.evaluate(s, v).f / mass;
-        let power = |s: f64, v: f64| law.evaluate(s, v).loss_power;
-        let (mut s, mut v, mut e) = (s, v, 0.0);
-        for _ in 0..steps {
-            let (k1s, k1v, k1e) = (v, acc(s, v), power(s, v));
-            let (s2, v2) = (s + 0.5 * dt * k1s, v + 0.5 * dt * k1v);
-            let (k2s, k2v, k2e) = (v2, acc(s2, v2), power(s2, v2));
-            let (s3, v3) = (s + 0.5 * dt * k2s, v + 0.5 * dt * k2v);
-            let (k3s, k3v, k3e) = (v3, acc(s3, v3), power(s3, v3));
-            let (s4, v4) = (s + dt * k3s, v + dt * k3v);
-            let (k4s, k4v, k4e) = (v4, acc(s4, v4), power(s4, v4));
-            s += dt / 6.0 * (k1s + 2.0 * k2s + 2.0 * k3s + k4s);
-            v += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-            e += dt / 6.0 * (k1e + 2.0 * k2e + 2.0 * k3e + k4e);
-        }
-        (s, v, e)
-    }
-
-    fn dynamics(a_ext: f64) -> Dynamics {
-        Dynamics {
-            mass: 1.0,
-            a_ext,
-            tolerance: 1e-9,
-        }
-    }
-
-    #[test]
-    fn a_whole_impact_in_one_step_gives_the_known_rebound_and_loss() {
-        // 1 kg at 1 m/s, c = 1e4, d = 20: rebound coefficient 0.7586, 0.2122 J dissipated.
-        let start = Motion {
-            s: 1e-3,
-            v: -1.0,
-            a: 0.0,
-        };
-        let step = integrate_dynamics(&LAW, start, dynamics(0.0), 0.1);
-        assert!((step.end.v - 0.7586).abs() < 5e-5, "{step:?}");
-        assert!((step.integral.dissipated - 0.2122).abs() < 5e-5, "{step:?}");
-        // The impulse is the momentum change of the 1 kg body.
-        assert!((step.integral.impulse + (step.end.v + 1.0)).abs() < 1e-12);
-        assert_eq!(step.integral.transition_count, 2);
-        let (s, v, e) = rk4(&LAW, 1.0, 0.0, 1e-3, -1.0, 0.1);
-        assert!((step.end.v - v).abs() < 1e-6, "{} vs {v}", step.end.v);
-        assert!((step.end.s - s).abs() < 1e-7, "{} vs {s}", step.end.s);
-        assert!((step.integral.dissipated - e).abs() < 1e-6);
-    }
-
-    #[test]
-    fn stiff_nonlinear_and_gravity_cases_match_a_fine_runge_kutta() {
-        for (law, a, s, v, h) in [
-            (
-                GapLaw {
-                    c: 1e6,
-                    d: 200.0,
-                    ..LAW
-                },
-                0.0,
-                2e-4,
-                -1.0,
-                0.01,
-            ),
-            (GapLaw { n: 1.5, ..LAW }, 0.0, 1e-3, -1.0, 0.1),
-            (
-                GapLaw {
-                    n: 1.5,
-                    c: 1e6,
-                    d: 200.0,
-                    ..LAW
-                },
-                -9.81,
-                1e-3,
-                -1.0,
-                0.02,
-            ),
-            (
-                GapLaw {
-                    c: 1e5,
-                    d: 50.0,
-                    ..LAW
-                },
-                -9.81,
-                0.0,
-                -0.3,
-                0.05,
-            ),
-            (
-                GapLaw {
-                    n: 2.3,
-                    d: 5.0,
-                    s_ref: 0.01,
-                    ..LAW
-                },
-                -3.0,
-                -2e-4,
-                0.2,
-                0.05,
-            ),
-        ] {
-            let step = integrate_dynamics(&law, Motion { s, v, a: 0.0 }, dynamics(a), h);
-            let (s_ref, v_ref, e_ref) = rk4(&law, 1.0, a, s, v, h);
-            let scale = v.abs().max(1.0);
-            assert!(
-                (step.end.v - v_ref).abs() < 2e-6 * scale,
-                "{law:?}: {step:?} vs {v_ref}"
-            );
-            assert!(
-                (step.end.s - s_ref).abs() < 2e-7 * scale * h.max(1e-3) * 100.0,
-                "{law:?}: {step:?} vs {s_ref}"
-            );
-            assert!(
-                (step.integral.dissipated - e_ref).abs() < 2e-6 * e_ref.max(1e-3),
-                "{law:?}: {step:?} vs {e_ref}"
-            );
-        }
-    }
-
-    #[test]
-    fn an_offset_gap_gives_the_same_impact() {
-        // Far from 0, s_rel0 + x rounds tiny penetrations away: contact must be decided as the
-        // law sees it, or the motion enters unopposed (found by the co-simulation tests).
-        let at = |s_rel0: f64| {
-            let law = GapLaw { s_rel0, ..LAW };
-            let start = Motion {
-                s: s_rel0 + 0.009_424_777_960_769_3,
-                v: -1.0,
-                a: 0.0,
-            };
-            integrate_dynamics(&law, start, dynamics(0.0), 0.0628)
-        };
-        let reference = at(0.0);
-        for s_rel0 in [0.1, 1.5, -3.0, 1e3] {
-            let offset = at(s_rel0);
-            assert!(
-                (offset.end.v - reference.end.v).abs() < 1e-9,
-                "{s_rel0}: {offset:?}"
-            );
-            assert!((offset.integral.dissipated - reference.integral.dissipated).abs() < 1e-9);
-        }
-    }
-
-    #[test]
-    fn a_body_entering_at_the_edge_against_a_strong_pull_out_does_not_chatter() {
-        // Found in tests/memcheck.rs's workload: the coupling starts its model on the contact's
-        // edge, entering slowly while the extrapolated acceleration pulls hard the other way.
-        let law = GapLaw {
-            c: 59_192.078,
-            d: 15.998,
-            ..LAW
-        };
-        let (mass, a_ext, h) = (9.4833e-3, 22_904.8, 1e-3);
-        // Grazes that end within one sampling interval (an eighth of the period). One whose turn
-        // falls in an interval before the one it leaves in (here from -3 m/s) is sampled past its
-        // kinks: docs/m-eff.md.
-        for v in [-0.0319, -0.19, -1e-6, -0.5] {
-            let start = Motion { s: 0.0, v, a: 0.0 };
-            let dynamics = Dynamics {
-                mass,
-                a_ext,
-                tolerance: 1e-9,
-            };
-            let step = integrate_dynamics(&law, start, dynamics, h);
-            assert!(step.evaluations < 1_000, "{v}: {step:?}");
-            let (s_ref, v_ref, e_ref) = rk4(&law, mass, a_ext, 0.0, v, h);
-            // A graze short against the oscillation's period, which sets the sampling: its
-            // kinks are found at the turn, and its exit after it.
-            assert!(
-                (step.end.v - v_ref).abs() < 1e-8 * v_ref.abs(),
-                "{v}: {step:?} vs {v_ref}"
-            );
-            assert!(
-                (step.end.s - s_ref).abs() < 1e-8 * s_ref.abs(),
-                "{v}: {step:?} vs {s_ref}"
-            );
-            // Against the work the pull does over the step.
-            let work = mass * a_ext * s_ref.abs();
-            assert!(
-                (step.integral.dissipated - e_ref).abs() < 1e-9 * work,
-                "{v}: {step:?} vs {e_ref}"
-            );
-        }
-    }
-}
+mod tests;
