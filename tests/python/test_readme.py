@@ -20,10 +20,17 @@ def test_the_readme_is_under_200_lines():
 
 
 def test_every_relative_link_of_the_readme_and_docs_resolves():
-    pages = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    pages = [README, ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
     broken = []
     for page in pages:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert not broken, broken
+
+
+def test_the_architecture_page_names_the_layers_in_at_most_150_lines():
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    for folder in ("src/variables.rs", "src/laws/", "src/step/", "src/coupling/", "src/model/", "src/fmi2/"):
+        assert folder in text, folder
