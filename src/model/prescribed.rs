@@ -6,7 +6,8 @@
 //! holds the force on a body. What is left is what a plain C FMU's step does, and it is kept
 //! apart so that it costs no more (docs/performance.md).
 
-use super::{ElastoGap, NonFiniteStep, StepReport, MEAN_LIMIT};
+use super::do_step::MEAN_LIMIT;
+use super::{ElastoGap, NonFiniteStep, StepReport};
 use crate::coupling::Prediction;
 use crate::laws::{ContactLaw, Tangential, TangentialStep};
 
