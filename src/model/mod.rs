@@ -20,9 +20,9 @@
 //! - `model_exchange`: Model Exchange's events, states and derivatives;
 //! - `slopes`: the outputs' partial derivatives and time derivatives.
 //!
-//! Invariants: a step either commits whole or changes nothing but what the coupling learnt from
-//! the master's motion at its start ([`NonFiniteStep`]); every output it leaves is finite. The
-//! step (`do_step` and what it calls) allocates nothing and logs nothing.
+//! Invariants: every output a step leaves is finite (a step that would leave one that is not is
+//! refused: [`NonFiniteStep`]); the step (`do_step` and what it calls) allocates nothing and logs
+//! nothing; the fields of [`ElastoGap`] are the serialized FMU state's (src/snapshot.rs).
 
 use std::sync::Arc;
 
