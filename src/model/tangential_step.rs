@@ -9,7 +9,7 @@ use super::normal_step::StepEnd;
 use super::{ElastoGap, StepReport};
 use crate::coupling::{SlipDynamics, TangentialAnswers};
 use crate::laws::{
-    advance_deformation, dot, slip_speed, ContactLaw, Friction, PassRate, Tangential,
+    advance_deformation, dot, slip_speed, ContactLaw, Forces, Friction, PassRate, Tangential,
     TangentialPass, TangentialStep,
 };
 use crate::step::{
@@ -130,35 +130,13 @@ impl ElastoGap {
             report,
         } = along;
         let v_t = self.inputs.v_t;
-        let delta = friction.max_stiction_deformation;
-        let [mut received, mut dissipated] = self.tangential_account;
+        let [received, dissipated] = self.tangential_account;
         let end_forces = law.evaluate(step_end.end.s, step_end.end.v);
         let kept = (received - dissipated).max(0.0);
-        let mut step = if report.integral.substeps == 0 {
+        let step = if report.integral.substeps == 0 {
             TangentialStep::default()
         } else if let Some(dynamics) = slip_dynamics {
-            let through = self.friction_through_mass(along, friction, dynamics);
-            // The master's body moves as the slip's dynamics predict, not along the held slip:
-            // the work the force it is given does on the port is its mean along that path. For
-            // a Jacobi master that force is held over the next step, from the deformation this
-            // step leaves: what the port keeps then is at most what that deformation stores.
-            let (impulse, port_work) = match dynamics.held {
-                None => returned_at_most(through.impulse, through.path, kept),
-                Some(_) => {
-                    let radius = slip_speed(through.deformation);
-                    let stored = 0.5 * friction.mu_s * end_forces.f.abs() * radius * radius / delta;
-                    let kept_after = stored.min(kept + through.port_work).max(0.0);
-                    let (impulse, _) = returned_at_most(through.impulse, through.path, kept_after);
-                    (impulse, through.port_work)
-                }
-            };
-            TangentialStep {
-                impulse,
-                port_work,
-                deformation: through.deformation,
-                predicted_slip: Some(through.slip_end),
-                ..TangentialStep::default()
-            }
+            self.stick_slip_through_mass(along, friction, dynamics, &end_forces, kept)
         } else if !friction.sticks(v_t) {
             let tangential = Tangential::Friction(friction);
             let step = Self::sliding_step(law, tangential, v_t, step_end, h, limits, report);
@@ -167,46 +145,111 @@ impl ElastoGap {
                 ..step
             }
         } else {
-            let (mut xi, mut impulse) = (self.stiction, [0.0; 2]);
-            for_each_normal_stretch(along, |stretch| {
-                let (normal, dt) = (stretch.normal_impulse, stretch.duration);
-                let middle = advance_deformation(xi, v_t, 0.5 * dt, delta);
-                let mut piece = middle.map(|x| friction.mu_s * normal * x / delta);
-                let magnitude = slip_speed(piece);
-                if friction.f_t_max > 0.0 && magnitude > 0.0 {
-                    let (time, _) = pass_integral(
-                        law,
-                        PassRate::ContactTime,
-                        0.0,
-                        step_end,
-                        stretch.start,
-                        dt,
-                        dt,
-                        limits,
-                    );
-                    let bound = friction.f_t_max * time;
-                    if magnitude > bound {
-                        piece = piece.map(|p| p * bound / magnitude);
-                    }
-                }
-                impulse = [impulse[0] + piece[0], impulse[1] + piece[1]];
-                xi = if stretch.contact_at_end {
-                    advance_deformation(xi, v_t, dt, delta)
-                } else {
-                    [0.0; 2]
-                };
-            });
-            let (impulse, work) = returned_at_most(impulse, v_t, kept);
-            TangentialStep {
-                impulse,
-                port_work: work,
-                deformation: xi,
-                ..TangentialStep::default()
+            self.sticking_step(along, friction, kept)
+        };
+        Self::close_the_stick_account(step, friction, &end_forces, self.tangential_account)
+    }
+
+    /// Stick–slip through the slip's mass ([`Self::friction_through_mass`]). The master's body
+    /// moves as the slip's dynamics predict, not along the held slip: the work the force it is
+    /// given does on the port is its mean along that path. For a Jacobi master that force is
+    /// held over the next step, from the deformation this step leaves: what the port keeps then
+    /// is at most what that deformation stores.
+    #[inline(always)]
+    fn stick_slip_through_mass<L: ContactLaw + Copy>(
+        &self,
+        along: AlongTheStep<'_, L>,
+        friction: Friction,
+        dynamics: SlipDynamics,
+        end_forces: &Forces,
+        kept: f64,
+    ) -> TangentialStep {
+        let delta = friction.max_stiction_deformation;
+        let through = self.friction_through_mass(along, friction, dynamics);
+        let (impulse, port_work) = match dynamics.held {
+            None => returned_at_most(through.impulse, through.path, kept),
+            Some(_) => {
+                let radius = slip_speed(through.deformation);
+                let stored = 0.5 * friction.mu_s * end_forces.f.abs() * radius * radius / delta;
+                let kept_after = stored.min(kept + through.port_work).max(0.0);
+                let (impulse, _) = returned_at_most(through.impulse, through.path, kept_after);
+                (impulse, through.port_work)
             }
         };
+        TangentialStep {
+            impulse,
+            port_work,
+            deformation: through.deformation,
+            predicted_slip: Some(through.slip_end),
+            ..TangentialStep::default()
+        }
+    }
+
+    /// Sticking along the held slip: over each stretch of the step, the spring on the
+    /// deformation at the stretch's middle times the normal impulse, held to `f_t_max` over the
+    /// time in contact; the port returns at most what it `kept`.
+    #[inline(always)]
+    fn sticking_step<L: ContactLaw + Copy>(
+        &self,
+        along: AlongTheStep<'_, L>,
+        friction: Friction,
+        kept: f64,
+    ) -> TangentialStep {
+        let (law, step_end, limits) = (along.law, along.step_end, along.limits);
+        let v_t = self.inputs.v_t;
+        let delta = friction.max_stiction_deformation;
+        let (mut xi, mut impulse) = (self.stiction, [0.0; 2]);
+        for_each_normal_stretch(along, |stretch| {
+            let (normal, dt) = (stretch.normal_impulse, stretch.duration);
+            let middle = advance_deformation(xi, v_t, 0.5 * dt, delta);
+            let mut piece = middle.map(|x| friction.mu_s * normal * x / delta);
+            let magnitude = slip_speed(piece);
+            if friction.f_t_max > 0.0 && magnitude > 0.0 {
+                let (time, _) = pass_integral(
+                    law,
+                    PassRate::ContactTime,
+                    0.0,
+                    step_end,
+                    stretch.start,
+                    dt,
+                    dt,
+                    limits,
+                );
+                let bound = friction.f_t_max * time;
+                if magnitude > bound {
+                    piece = piece.map(|p| p * bound / magnitude);
+                }
+            }
+            impulse = [impulse[0] + piece[0], impulse[1] + piece[1]];
+            xi = if stretch.contact_at_end {
+                advance_deformation(xi, v_t, dt, delta)
+            } else {
+                [0.0; 2]
+            };
+        });
+        let (impulse, work) = returned_at_most(impulse, v_t, kept);
+        TangentialStep {
+            impulse,
+            port_work: work,
+            deformation: xi,
+            ..TangentialStep::default()
+        }
+    }
+
+    /// The tangential port's account (`[received, dissipated]` before the step) after `step`:
+    /// of what the port kept, what the deformation stores at the step's end stays, the rest is
+    /// dissipated (never less than before). Out of contact the deformation is released and
+    /// the account closed.
+    #[inline(always)]
+    fn close_the_stick_account(
+        mut step: TangentialStep,
+        friction: Friction,
+        end_forces: &Forces,
+        account: [f64; 2],
+    ) -> TangentialStep {
+        let delta = friction.max_stiction_deformation;
+        let [mut received, mut dissipated] = account;
         received += step.port_work;
-        // What the deformation stores at the step's end; the rest of what the port kept is
-        // dissipated (never less than before).
         let stored = if end_forces.contact {
             let radius = slip_speed(step.deformation);
             0.5 * friction.mu_s * end_forces.f.abs() * radius * radius / delta
