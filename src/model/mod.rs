@@ -8,6 +8,8 @@
 //! - `parameters`: the parameters, their defaults and their rules ([`ElastoGap::check_parameters`]);
 //! - `acceleration`: the flanges' acceleration over a step, from the input history or as supplied;
 //! - `access`: the variable table's values (`value`, `read`, `set_value`);
+//! - `master`: what the instance knows of the master: the force it holds, its motion now, the
+//!   mass it moves;
 //! - `do_step`: the co-simulation step: what it learns from the master, which integration it
 //!   takes, the bound on the forces it hands out, its test that everything it leaves is finite,
 //!   and what it keeps;
@@ -34,6 +36,7 @@ use crate::variables::{by_var, Var};
 mod acceleration;
 mod access;
 mod do_step;
+mod master;
 mod model_exchange;
 mod normal_step;
 mod parameters;
