@@ -24,7 +24,8 @@
 //!
 //! Invariants: every output a step leaves is finite (a step that would leave one that is not is
 //! refused: [`NonFiniteStep`]); the step (`do_step` and what it calls) allocates nothing and logs
-//! nothing; the fields of [`ElastoGap`] are the serialized FMU state's (src/snapshot.rs).
+//! nothing; src/snapshot.rs writes and reads the fields of [`ElastoGap`] by name in a fixed
+//! order (the FMU state's format), so a field renamed or retyped breaks that format.
 
 use std::sync::Arc;
 
@@ -72,6 +73,7 @@ pub enum Interface {
     ModelExchange,
 }
 
+/// One instance of the FMU, in either interface.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElastoGap {
     pub interface: Interface,
@@ -250,6 +252,8 @@ impl ElastoGap {
         forces
     }
 
+    /// The limits the integrators hold a step's substeps to (`maxSubstepSize`,
+    /// `maxSubstepCount`, `relativeTolerance`).
     pub fn substep_limits(&self) -> SubstepLimits {
         SubstepLimits {
             max_size: self.parameters.max_substep_size,
