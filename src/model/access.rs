@@ -211,7 +211,9 @@ impl ElastoGap {
     }
 
     /// `f_next` as the master reads it: in co-simulation the prediction the last step made, made
-    /// now if it was not yet (without keeping it: [`Self::read`] keeps it).
+    /// now if it was not yet (without keeping it: [`Self::read`] keeps it). Inlined: as a call
+    /// of its own it cost every read of a variable more.
+    #[inline(always)]
     fn f_next_value(&self) -> f64 {
         match self.interface {
             // Before the first step there is no step length to predict over: the force now

@@ -102,8 +102,10 @@ impl ElastoGap {
             .touchdown_v_rel
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
-        let dynamic = planned_over.is_some();
-        let handed = self.bounded_forces(law, &step_end, h, &at_start, dynamic, report);
+        // Along the motion (no mass), f_next is the law's integral from the step's end.
+        let kinematic_next = self.next_along_the_motion(&step_end, h, &at_start, report);
+        let along = planned_over.is_none().then_some(&kinematic_next);
+        let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
         let answers = tangential_answers
             .as_ref()
             .unwrap_or(&self.tangential_answers);
@@ -127,6 +129,13 @@ impl ElastoGap {
                 self.coupling = coupling;
             }
             return Err(NonFiniteStep);
+        }
+        if planned_over.is_none() {
+            self.coupling.f_next = if self.coupling.f_next_read {
+                Prediction::Known(handed.next)
+            } else {
+                kinematic_next
+            };
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
@@ -278,10 +287,29 @@ impl ElastoGap {
         step_end
     }
 
+    /// `f_next` along the motion: the law's integral over the next step from this one's end, with
+    /// the probe's share while the mass is unknown.
+    #[inline(always)]
+    fn next_along_the_motion(
+        &self,
+        step_end: &StepEnd,
+        h: f64,
+        at_start: &StepStart,
+        report: &StepReport,
+    ) -> Prediction {
+        Prediction::Kinematic {
+            start: step_end.end,
+            h,
+            probe: (!at_start.plain && self.coupling.probing(report.integral.substeps == 0))
+                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+        }
+    }
+
     /// The forces the step hands out, under the one bound on every held force
     /// (`coupling::bound`): `f_mean` over this step from the master's motion at its start, and
     /// `f_next` over the next one whatever this step does (made here if the master reads it, so
-    /// that a step never hands out one that is not finite).
+    /// that a step never hands out one that is not finite): the dynamic plan's, or where the
+    /// step had none, `kinematic_next`'s.
     #[inline(always)]
     fn bounded_forces<L: ContactLaw>(
         &mut self,
@@ -289,17 +317,10 @@ impl ElastoGap {
         step_end: &StepEnd,
         h: f64,
         at_start: &StepStart,
-        dynamic: bool,
+        kinematic_next: Option<&Prediction>,
         report: &StepReport,
     ) -> HandedForces {
         let (limits, least_mass) = (at_start.limits, at_start.least_mass);
-        // Along the motion (no mass), f_next is the law's integral from the step's end.
-        let kinematic_next = Prediction::Kinematic {
-            start: step_end.end,
-            h,
-            probe: (!at_start.plain && self.coupling.probing(report.integral.substeps == 0))
-                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
-        };
         let planned = step_end
             .planned_f_mean
             .unwrap_or(report.integral.impulse / h);
@@ -313,22 +334,19 @@ impl ElastoGap {
         // one it read before it, or, where it read none, nothing.
         let held_now = at_start.next_before.unwrap_or(0.0);
         let next = if self.coupling.f_next_read {
-            if dynamic {
-                self.coupling.make_f_next(law, limits, least_mass, held_now)
-            } else {
-                let force = kinematic_next.force(law, limits);
-                let force = self.coupling.bound_next(force, h, least_mass, held_now);
-                self.coupling.note_probe_in_next(&kinematic_next, force);
-                force
+            match kinematic_next {
+                None => self.coupling.make_f_next(law, limits, least_mass, held_now),
+                Some(kinematic_next) => {
+                    let force = kinematic_next.force(law, limits);
+                    let force = self.coupling.bound_next(force, h, least_mass, held_now);
+                    self.coupling.note_probe_in_next(kinematic_next, force);
+                    force
+                }
             }
         } else {
             0.0
         };
-        HandedForces {
-            f_mean,
-            next,
-            kinematic_next: (!dynamic).then_some(kinematic_next),
-        }
+        HandedForces { f_mean, next }
     }
 
     /// The energy the step reports (`E_loss`) and the port's account it is held to.
@@ -410,13 +428,6 @@ impl ElastoGap {
         report: &StepReport,
     ) {
         let (time, next_before) = (at_start.time, at_start.next_before);
-        if let Some(kinematic_next) = handed.kinematic_next {
-            self.coupling.f_next = if self.coupling.f_next_read {
-                Prediction::Known(handed.next)
-            } else {
-                kinematic_next
-            };
-        }
         self.f_mean = handed.f_mean;
         self.end_of_step = Some(step_end.end);
         // Settled, the model's account takes up what the port received too.
@@ -518,9 +529,6 @@ struct HandedForces {
     f_mean: f64,
     /// `f_next` as the master reads it (0 where it does not).
     next: f64,
-    /// Along the motion (no dynamic step): `f_next`'s prediction from the step's end, kept
-    /// where the master has not read it. None where the dynamic step made its own.
-    kinematic_next: Option<Prediction>,
 }
 
 /// The energy the step reports, and the port's account it is held to.
