@@ -52,40 +52,25 @@ impl ElastoGap {
             self.tangential_step(law, &step_end, h, limits, report, &self.tangential_answers)
         };
         report.friction_energy = tangential.dissipated;
-        let left = self.prescribed_account(end, next, &tangential, report);
-        let finite = self.end_is_finite(law, end, &tangential, next)
-            && leaves_finite_means(h, left.impulse, left.dissipated, &tangential)
-            && left.e_loss.is_finite()
-            && left.e_port.is_finite();
-        if !finite {
-            return Err(NonFiniteStep);
-        }
-        self.take_prescribed_step(time, h, &left, plane, &tangential, report);
-        Ok(())
-    }
-
-    /// What the step dissipated and the port received: the model's account and `E_loss` (which
-    /// never falls), and the port's account with its work over the step before, now that the
-    /// master has said where it went.
-    #[inline(always)]
-    fn prescribed_account(
-        &self,
-        end: Motion,
-        next: f64,
-        tangential: &TangentialStep,
-        report: &StepReport,
-    ) -> PrescribedEnd {
         let impulse = report.integral.impulse;
         let dissipated = report.integral.dissipated + tangential.dissipated;
         let model_loss = self.coupling.model_loss + dissipated;
         let e_loss = model_loss.max(self.e_loss);
+        // The port's work over the step before, now that the master has said where it went.
         let s = self.inputs.s_b - self.inputs.s_a;
         let e_port = if self.coupling.last_h > 0.0 {
             self.coupling.e_port + self.f_mean * (s - self.coupling.last.s)
         } else {
             self.coupling.e_port
         } + tangential.port_work;
-        PrescribedEnd {
+        let finite = self.end_is_finite(law, end, &tangential, next)
+            && leaves_finite_means(h, impulse, dissipated, &tangential)
+            && e_loss.is_finite()
+            && e_port.is_finite();
+        if !finite {
+            return Err(NonFiniteStep);
+        }
+        let left = PrescribedEnd {
             end,
             next,
             impulse,
@@ -94,7 +79,9 @@ impl ElastoGap {
             e_loss,
             e_port,
             s,
-        }
+        };
+        self.take_prescribed_step(time, h, &left, plane, &tangential, report);
+        Ok(())
     }
 
     /// The step passed its test: the instance takes it.
@@ -158,7 +145,7 @@ impl ElastoGap {
     }
 }
 
-/// What a prescribed step leaves, tested before the instance takes it.
+/// What a prescribed step leaves, once tested, for the instance to take.
 struct PrescribedEnd {
     /// The relative motion at the step's end, and `f_next` from there (0 where unread).
     end: Motion,
