@@ -211,8 +211,8 @@ impl ElastoGap {
     }
 
     /// `f_next` as the master reads it: in co-simulation the prediction the last step made, made
-    /// now if it was not yet (without keeping it: [`Self::read`] keeps it). Inlined: as a call
-    /// of its own it cost every read of a variable more.
+    /// now if it was not yet (without keeping it: [`Self::read`] keeps it). Inlined: a call of
+    /// its own would cost every read of a variable, a restored state's parameter check included.
     #[inline(always)]
     fn f_next_value(&self) -> f64 {
         match self.interface {

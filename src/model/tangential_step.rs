@@ -2,8 +2,8 @@
 //! (its dynamics where the step has them, else the extrapolated motion): sliding (the friction's
 //! energy, or the time the Gap Force's range held), stick-slip (the sticking friction's spring on
 //! the deformation the held slip moves), or through the slip's own mass where the master's
-//! answers told it. The tangential port never returns more than it received over the contact
-//! and did not dissipate ([`returned_at_most`]).
+//! answers told it. With stick-slip the tangential port returns at most what it received over the
+//! contact and did not dissipate ([`returned_at_most`]).
 
 use super::normal_step::StepEnd;
 use super::{ElastoGap, StepReport};
