@@ -6,16 +6,18 @@
 //! holds the force on a body. What is left is what a plain C FMU's step does, and it is kept
 //! apart so that it costs no more (docs/performance.md).
 
-use super::{ElastoGap, NonFiniteStep, StepReport, MEAN_LIMIT};
+use super::do_step::leaves_finite_means;
+use super::{ElastoGap, NonFiniteStep, StepReport};
 use crate::coupling::Prediction;
 use crate::laws::{ContactLaw, Tangential, TangentialStep};
+use crate::step::Motion;
 
 impl ElastoGap {
     /// [`ElastoGap::do_step`] for a prescribed motion. The port received what the law's mean
     /// force over the last step did along the master's displacement: on a prescribed motion that
     /// force is the contact's, whichever output the master reads.
     /// Out of line, as `do_step_with`: its code and its place in the binary do not move with
-    /// the coupling's.
+    /// the coupling's. Its parts are `#[inline(always)]`: one function's steps, compiled as one.
     #[inline(never)]
     pub(super) fn prescribed_step<L: ContactLaw + Copy>(
         &mut self,
@@ -61,35 +63,56 @@ impl ElastoGap {
         } else {
             self.coupling.e_port
         } + tangential.port_work;
-        let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         let finite = self.end_is_finite(law, end, &tangential, next)
-            && impulse.abs() <= mean_bound
-            && dissipated.abs() <= mean_bound
-            && tangential.impulse.iter().all(|i| i.abs() <= mean_bound)
-            && tangential.port_work.is_finite()
+            && leaves_finite_means(h, impulse, dissipated, &tangential)
             && e_loss.is_finite()
             && e_port.is_finite();
         if !finite {
             return Err(NonFiniteStep);
         }
-        self.coupling.e_port = e_port;
+        let left = PrescribedEnd {
+            end,
+            next,
+            impulse,
+            dissipated,
+            model_loss,
+            e_loss,
+            e_port,
+            s,
+        };
+        self.take_prescribed_step(time, h, &left, plane, &tangential, report);
+        Ok(())
+    }
+
+    /// The step passed its test: the instance takes it.
+    #[inline(always)]
+    fn take_prescribed_step(
+        &mut self,
+        time: f64,
+        h: f64,
+        left: &PrescribedEnd,
+        plane: Tangential,
+        tangential: &TangentialStep,
+        report: &StepReport,
+    ) {
+        self.coupling.e_port = left.e_port;
         self.coupling.last.time = time;
-        self.coupling.last.s = s;
+        self.coupling.last.s = left.s;
         self.coupling.last.v = self.inputs.v_b - self.inputs.v_a;
-        self.coupling.model_loss = model_loss;
+        self.coupling.model_loss = left.model_loss;
         self.coupling.f_next = if self.coupling.f_next_read {
-            Prediction::Known(next)
+            Prediction::Known(left.next)
         } else {
             Prediction::Kinematic {
-                start: end,
+                start: left.end,
                 h,
                 probe: None,
             }
         };
         self.coupling.last_h = h;
-        self.coupling.last_contact_impulse = impulse;
-        self.coupling.last_dissipated = dissipated;
-        self.f_mean = impulse / h;
+        self.coupling.last_contact_impulse = left.impulse;
+        self.coupling.last_dissipated = left.dissipated;
+        self.f_mean = left.impulse / h;
         self.coupling.last_force = self.f_mean;
         // Without a tangential force these are 0: written only where a tangential force that
         // a tunable parameter has since turned off left them otherwise, and not divided by `h`
@@ -106,9 +129,9 @@ impl ElastoGap {
             self.stiction = [0.0; 2];
             self.tangential_account = [0.0; 2];
         }
-        self.end_of_step = Some(end);
-        let reported = e_loss - self.e_loss;
-        self.e_loss = e_loss;
+        self.end_of_step = Some(left.end);
+        let reported = left.e_loss - self.e_loss;
+        self.e_loss = left.e_loss;
         if self.parameters.use_heat_port {
             self.q_flow_mean = self.heat_flow(reported / h);
         }
@@ -119,6 +142,22 @@ impl ElastoGap {
         }
         self.time = time + h;
         self.last_step_size = h;
-        Ok(())
     }
+}
+
+/// What a prescribed step leaves, once tested, for the instance to take.
+struct PrescribedEnd {
+    /// The relative motion at the step's end, and `f_next` from there (0 where unread).
+    end: Motion,
+    next: f64,
+    /// The normal impulse (N.s) and what the step dissipated, the friction included (J).
+    impulse: f64,
+    dissipated: f64,
+    /// What the model dissipated so far, and `E_loss`.
+    model_loss: f64,
+    e_loss: f64,
+    /// What the port received, and the relative position the master reported, from where the
+    /// next step counts the port's work.
+    e_port: f64,
+    s: f64,
 }

@@ -1,0 +1,560 @@
+//! The co-simulation step (`do_step`): what it learns from the master's motion at its start
+//! (the mass its answers tell, whether a contact has settled), which integration of the normal
+//! contact it takes (`normal_step`), the one bound on every force it hands out
+//! (`coupling::bound`), the tangential force's step, the energy it reports (`E_loss`), and its
+//! test that everything it leaves is finite.
+//!
+//! A step whose outputs would not all be finite is refused ([`NonFiniteStep`]; `do_step` says
+//! what a refused step leaves changed). The step allocates nothing and logs nothing: the FMI
+//! layer reports what it did from the [`StepReport`]. The parts of `do_step_with` are
+//! `#[inline(always)]`: they are one function's steps, and compile as one.
+
+use super::normal_step::StepEnd;
+use super::{ElastoGap, NonFiniteStep, StepReport, SuppliedAccelerations};
+use crate::coupling::{
+    Correction, Observed, Pace, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
+};
+use crate::laws::{
+    distance_outside, spring_work, ContactLaw, PlaneForce, Tangential, TangentialStep,
+};
+use crate::step::{Motion, SubstepLimits};
+
+/// The largest mean over a step that the step's test lets through as `|integral| <= h *
+/// MEAN_LIMIT` (capped at the largest double, for an `h` that overflows the product): four
+/// rounding steps below the largest double, so that the rounded product and quotient cannot
+/// reach infinity.
+const MEAN_LIMIT: f64 = f64::MAX * (1.0 - 4.0 * f64::EPSILON);
+
+/// Whether every value is finite: `value * 0` is 0 for a finite value and NaN otherwise, and the
+/// probes are summed pairwise, so that the test's latency grows with the logarithm of their
+/// number. A step waits on this test before it commits.
+#[inline(always)]
+fn all_finite<const N: usize>(values: [f64; N]) -> bool {
+    let mut probes = values.map(|value| value * 0.0);
+    let mut len = N;
+    while len > 1 {
+        let half = len / 2;
+        for k in 0..half {
+            probes[k] += probes[k + len - half];
+        }
+        len -= half;
+    }
+    N == 0 || probes[0] == 0.0
+}
+
+impl ElastoGap {
+    /// Advances from `self.time` by `h`: with an effective mass, the relative motion is integrated
+    /// under the contact's own force ([`crate::coupling`]); without one, the law is integrated
+    /// along the motion extrapolated from the inputs.
+    ///
+    /// A step whose force, motion, energy or prediction is not finite is refused and changes
+    /// nothing but what the coupling learnt from the master's motion at its start (a new
+    /// `m_eff_estimate`): that motion is valid whatever this step gives.
+    ///
+    /// What the step did goes to `report`, which starts as the default; a caller stepping in a
+    /// loop keeps one (it is larger than the step's own state).
+    pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
+        // A reference count, not a copy of the tables: the step allocates nothing.
+        let tables = self.tables.clone();
+        let law = self.law_with(tables.as_deref());
+        if self.prescribed() {
+            return crate::with_law!(&law, law => self.prescribed_step(law, h, report));
+        }
+        crate::with_law!(&law, law => self.do_step_with(law, h, report))
+    }
+
+    /// [`Self::do_step`] with the chosen law as its own type, so that the integrators are
+    /// compiled for it. Out of line: `do_step` only dispatches, instead of holding a copy of the
+    /// whole step per law.
+    #[inline(never)]
+    fn do_step_with<L: ContactLaw + Copy>(
+        &mut self,
+        law: &L,
+        h: f64,
+        report: &mut StepReport,
+    ) -> Result<(), NonFiniteStep> {
+        let at_start = self.learn_from_the_start(law, h, report);
+        // The slip's answers, for friction only (the one tangential force integrated through
+        // the slip's mass): taken only if the step is, as a refused step and its retry must not
+        // answer twice. Copied only then, as they are a thousand bytes.
+        let mut tangential_answers = match self.tangential() {
+            Tangential::Friction(_) => Some(self.tangential_answers),
+            _ => None,
+        };
+        if let Some(answers) = tangential_answers.as_mut() {
+            let v_s = self.parameters.friction.v_s;
+            report.tangential_told = answers.observe(at_start.time, self.inputs.v_t, v_s);
+        }
+        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
+        // what to put back if the step is refused. The kinematic step leaves the coupling alone.
+        let dynamic_mass = self.effective_mass().filter(|_| !at_start.plain);
+        let planned_over = dynamic_mass.map(|_| self.coupling);
+        let step_end = match dynamic_mass {
+            Some(mass) => {
+                let (next_before, settled) = (at_start.next_before, at_start.settled);
+                self.dynamic_step(law, mass, h, next_before, settled, report)
+            }
+            None => self.probing_kinematic_step(law, h, &at_start, report),
+        };
+        // A contact that touched down inside the step goes on under the law as it touched down.
+        let touched = report
+            .integral
+            .touchdown_v_rel
+            .and_then(|v_rel| law.touched_down(v_rel));
+        let law = touched.as_ref().unwrap_or(law);
+        // Along the motion (no mass), f_next is the law's integral from the step's end.
+        let kinematic_next = self.next_along_the_motion(&step_end, h, &at_start, report);
+        let along = planned_over.is_none().then_some(&kinematic_next);
+        let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
+        let answers = tangential_answers
+            .as_ref()
+            .unwrap_or(&self.tangential_answers);
+        let limits = at_start.limits;
+        let tangential = self.tangential_step(law, &step_end, h, limits, report, answers);
+        report.friction_energy = tangential.dissipated;
+        report.integral.dissipated += tangential.dissipated;
+        let (impulse, dissipated) = (report.integral.impulse, report.integral.dissipated);
+        let account = self.energy_account(&at_start, &step_end, &tangential, report);
+        // Every output the step leaves must be finite: a finite `f` can still come with an
+        // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
+        // this test, so what is known early is tested apart from the integrals, which come last.
+        let end_finite = self.end_is_finite(law, step_end.end, &tangential, handed.next)
+            && self.coupling.last_estimate.is_finite();
+        let integrals_finite = leaves_finite_means(h, impulse, dissipated, &tangential)
+            && step_end.planned_f_mean.is_none_or(f64::is_finite)
+            && account.e_loss.is_finite()
+            && account.received.is_finite();
+        if !(end_finite & integrals_finite) {
+            if let Some(coupling) = planned_over {
+                self.coupling = coupling;
+            }
+            return Err(NonFiniteStep);
+        }
+        if planned_over.is_none() {
+            self.coupling.f_next = if self.coupling.f_next_read {
+                Prediction::Known(handed.next)
+            } else {
+                kinematic_next
+            };
+        }
+        self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
+        self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
+        Ok(())
+    }
+
+    /// What the step learns from the master's motion at its start, before it integrates: the
+    /// mass the master's answers tell, whether the step is plain (short against the contact
+    /// through the mass in use: the law's integral along the motion, the answers ignored) and
+    /// whether the contact has settled; and the `f_next` that a master that steps all units at
+    /// once holds over this step.
+    #[inline(always)]
+    fn learn_from_the_start<L: ContactLaw + Copy>(
+        &mut self,
+        law: &L,
+        h: f64,
+        report: &mut StepReport,
+    ) -> StepStart {
+        let time = self.time;
+        let observed = self.observed();
+        self.tell_held_force();
+        if self.coupling.last_h == 0.0 {
+            self.count_initial_energy(law, observed);
+        }
+        let limits = self.substep_limits();
+        let initial = self.coupling.initial.take();
+        if let Some(initial) = initial {
+            self.coupling
+                .begin_after_unseen_step(law, initial, observed, h, limits);
+        }
+        if self.effective_mass().is_some() {
+            self.coupling
+                .begin_after_missed_contact(law, observed, limits);
+        }
+        let duration = match self.effective_mass() {
+            Some(mass) => self.contact_duration(law, mass, observed.v),
+            None => 0.0,
+        };
+        let plain = h <= PLAIN_STEP * duration;
+        self.coupling.ignore_answers = plain;
+        let learned = self
+            .coupling
+            .observe(observed, self.effective_mass(), law.contact_ends());
+        if plain {
+            self.coupling.forget_owed();
+        }
+        report.mass_disagreement = learned.disagreement;
+        // Settled: no contact under way for the master or the model, nothing owed. Then whatever
+        // the port received and the contact did not report dissipated was dissipated all the
+        // same (no energy is stored), and whatever it returned beyond that is the passivity
+        // controller's to take back. Not for a two-sided contact range (the Gap Force): left at
+        // its other end, its spring and preload have done net work that no dissipation accounts
+        // for, so there E_loss stays the model's.
+        let one_sided = law.contact_ends().0.is_none();
+        // A plain step's E_loss is the law's integral along the motion, settled or not.
+        let settled = one_sided && !plain && self.coupling.is_settled(law, observed, h);
+        if settled {
+            self.coupling.settle_port();
+        }
+        // What a master that steps all units at once holds over this step: the f_next it read.
+        let least_mass = self.least_mass();
+        let next_before = if self.coupling.f_next_read {
+            let held = self.coupling.next_held();
+            Some(self.coupling.make_f_next(law, limits, least_mass, held))
+        } else {
+            None
+        };
+        report.new_estimate = learned.new_estimate;
+        report.approach_speed = match self.coupling.episode.start.v.abs() {
+            0.0 => self.coupling.passive_speed,
+            speed => speed,
+        };
+        StepStart {
+            time,
+            limits,
+            initial,
+            plain,
+            one_sided,
+            settled,
+            least_mass,
+            next_before,
+        }
+    }
+
+    /// The spring energy the contact holds where the master starts it: returned without having
+    /// come through the port.
+    #[inline(always)]
+    fn count_initial_energy<L: ContactLaw>(&mut self, law: &L, observed: Observed) {
+        let start = self.coupling.initial.unwrap_or(observed).s;
+        let upper = law.contact_ends().1;
+        let stored = spring_work(law, upper.max(start), start);
+        self.coupling.initial_energy = if stored.is_finite() {
+            stored.max(0.0)
+        } else {
+            0.0
+        };
+    }
+
+    /// The step without a mass: the law along the motion. A step with contact holds a probe (a
+    /// share of the impulse along the motion) until an answer tells the mass; its dissipation is
+    /// the probe's too, corrected by the replay once the mass is known.
+    #[inline(always)]
+    fn probing_kinematic_step<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        h: f64,
+        at_start: &StepStart,
+        report: &mut StepReport,
+    ) -> StepEnd {
+        let step_end = self.kinematic_step(law, h, at_start.limits, report);
+        // New to the master: no force it could have held over the step before; not a run
+        // that starts compressed (unless the bodies stepped into the contact unseen).
+        // Compressed where the master started it, not where its bodies stepped to unseen.
+        let start = at_start
+            .initial
+            .map_or(step_end.start.s, |initial| initial.s);
+        let compressed_start = self.coupling.last_h == 0.0
+            && distance_outside(law.contact_ends(), start) < 0.0
+            && !self.coupling.replay_pending;
+        // A probe of a contact that began at the very end of the last step may have been
+        // too small for an answer; one this step's probe dwarfs leaves it new.
+        let held_before = self
+            .coupling
+            .last_force
+            .abs()
+            .max(self.coupling.last_next.abs());
+        // Compared as impulses: a division by h here would wait for the integration
+        // on every kinematic step.
+        let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
+        let new_contact = (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
+        let probe =
+            !at_start.plain && self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+        let share = probe
+            .then(|| {
+                let full = (report.integral.impulse, report.integral.dissipated);
+                let speed = step_end.start.v.abs();
+                self.coupling
+                    .hold_probe(full, at_start.next_before, speed, h)
+            })
+            .flatten();
+        if let Some(share) = share {
+            report.integral.impulse *= share;
+            report.integral.dissipated *= share;
+        }
+        let (impulse, dissipated) = std::mem::take(&mut self.coupling.probe_rest);
+        report.integral.impulse += impulse;
+        report.integral.dissipated += dissipated;
+        self.coupling.probe_pending |= share.is_some();
+        step_end
+    }
+
+    /// `f_next` along the motion: the law's integral over the next step from this one's end, with
+    /// the probe's share while the mass is unknown.
+    #[inline(always)]
+    fn next_along_the_motion(
+        &self,
+        step_end: &StepEnd,
+        h: f64,
+        at_start: &StepStart,
+        report: &StepReport,
+    ) -> Prediction {
+        Prediction::Kinematic {
+            start: step_end.end,
+            h,
+            probe: (!at_start.plain && self.coupling.probing(report.integral.substeps == 0))
+                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+        }
+    }
+
+    /// The forces the step hands out, under the one bound on every held force
+    /// (`coupling::bound`): `f_mean` over this step from the master's motion at its start, and
+    /// `f_next` over the next one whatever this step does (made here if the master reads it, so
+    /// that a step never hands out one that is not finite): the dynamic plan's, or where the
+    /// step had none, `kinematic_next`'s.
+    #[inline(always)]
+    fn bounded_forces<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        step_end: &StepEnd,
+        h: f64,
+        at_start: &StepStart,
+        kinematic_next: Option<&Prediction>,
+        report: &StepReport,
+    ) -> HandedForces {
+        let (limits, least_mass) = (at_start.limits, at_start.least_mass);
+        let planned = step_end
+            .planned_f_mean
+            .unwrap_or(report.integral.impulse / h);
+        let f_mean = self.coupling.bound_mean(planned, h, least_mass);
+        if f_mean != planned {
+            // What the bound cut was owed by a position the master cannot reach without energy
+            // the port never received: from here the correction restores the velocity only.
+            self.coupling.correction.pace = Pace::VelocityFirst;
+        }
+        // Only a master that steps all units at once holds f_next: over this step it held the
+        // one it read before it, or, where it read none, nothing.
+        let held_now = at_start.next_before.unwrap_or(0.0);
+        let next = if self.coupling.f_next_read {
+            match kinematic_next {
+                None => self.coupling.make_f_next(law, limits, least_mass, held_now),
+                Some(kinematic_next) => {
+                    let force = kinematic_next.force(law, limits);
+                    let force = self.coupling.bound_next(force, h, least_mass, held_now);
+                    self.coupling.note_probe_in_next(kinematic_next, force);
+                    force
+                }
+            }
+        } else {
+            0.0
+        };
+        HandedForces { f_mean, next }
+    }
+
+    /// The energy the step reports (`E_loss`) and the port's account it is held to.
+    #[inline(always)]
+    fn energy_account(
+        &self,
+        at_start: &StepStart,
+        step_end: &StepEnd,
+        tangential: &TangentialStep,
+        report: &StepReport,
+    ) -> EnergyAccount {
+        let dissipated = report.integral.dissipated;
+        // What the model dissipated, less what a replay with an adopted mass took back of it.
+        let model_loss = self.coupling.model_loss + dissipated - report.replayed_e_loss_excess;
+        // With a mass, E_loss never runs ahead of what the port has received (the bodies' answer
+        // to a contact integrated through a wrong mass can return energy the model took as
+        // dissipated): it follows the model up to there, and never falls. Along the motion (no
+        // mass) it is the law's integral, as the master's motion did not answer it.
+        let received = self.coupling.e_port + tangential.port_work + self.coupling.initial_energy;
+        // The port's energy lags the step just taken (the master reports its positions at the
+        // next step): while a contact is reported, the model's prediction of that step's work
+        // counts too, so that E_loss does not wait a step behind the bodies.
+        let receiving = received + step_end.predicted_port_work;
+        let mut e_loss = if report.dynamic && at_start.one_sided {
+            self.e_loss.max(model_loss.min(received.max(receiving)))
+        } else {
+            model_loss.max(self.e_loss)
+        };
+        // Once settled, whatever the port received beyond that was dissipated too (the contact
+        // stores nothing then). Where the port received less, the passivity controller takes the
+        // excess back from the bodies (beyond the model's own error, PASSIVITY_TOLERANCE of the
+        // contact's dissipation, which E_loss keeps).
+        let settled_through = at_start.settled && report.integral.substeps == 0;
+        if settled_through && received > e_loss {
+            e_loss = received;
+        }
+        EnergyAccount {
+            model_loss,
+            received,
+            e_loss,
+            settled_through,
+        }
+    }
+
+    /// The step passed its test: the instance takes the tangential force's means, its stiction
+    /// state and what the slip's answers predicted.
+    #[inline(always)]
+    fn take_tangential_step(
+        &mut self,
+        time: f64,
+        h: f64,
+        tangential: &TangentialStep,
+        tangential_answers: Option<TangentialAnswers>,
+    ) {
+        self.f_t_mean = tangential.impulse.map(|component| component / h);
+        self.stiction = tangential.deformation;
+        self.tangential_account = tangential.account;
+        let predicted = tangential.predicted_slip;
+        if let Some(mut answers) = tangential_answers {
+            answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
+            self.tangential_answers = answers;
+        }
+        // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
+        // force's work over the step is what that port received.
+        self.coupling.e_port += tangential.port_work;
+        self.coupling.e_port_if_next += tangential.port_work;
+    }
+
+    /// The step passed its test: the instance takes the forces, the motion and the energy it
+    /// leaves, and the coupling what the next step starts from.
+    #[inline(always)]
+    fn take_the_step(
+        &mut self,
+        at_start: &StepStart,
+        h: f64,
+        step_end: &StepEnd,
+        handed: &HandedForces,
+        account: &EnergyAccount,
+        report: &StepReport,
+    ) {
+        let (time, next_before) = (at_start.time, at_start.next_before);
+        self.f_mean = handed.f_mean;
+        self.end_of_step = Some(step_end.end);
+        // Settled, the model's account takes up what the port received too.
+        self.coupling.model_loss = if account.settled_through {
+            account.model_loss.max(account.received)
+        } else {
+            account.model_loss
+        };
+        let reported = account.e_loss - self.e_loss;
+        self.e_loss = account.e_loss;
+        self.q_flow_mean = self.heat_flow(reported / h);
+        self.history.push(time, &self.inputs);
+        self.supplied = SuppliedAccelerations::default();
+        self.coupling.last_h = h;
+        self.coupling.last_force = self.f_mean;
+        // Unread, f_next was held by no master: the step then tells nothing about which force
+        // the master holds, as when the two are equal.
+        self.coupling.last_next = next_before.unwrap_or(self.f_mean);
+        self.coupling.next_readable = next_before.is_some();
+        // The dynamic step decides the force it assumes held itself, with its correction plan.
+        if !report.dynamic {
+            self.coupling.assumed_held = match (self.coupling.master_holds_next, next_before) {
+                (Some(true), Some(next)) => next,
+                _ => self.f_mean,
+            };
+            self.coupling.owed_s = 0.0;
+            self.coupling.owed_v = 0.0;
+            // Reset only where a dynamic step left a plan: rewriting the default plan on every
+            // kinematic step took a tenth of its time (perf: a stall on the plan's count).
+            if self.coupling.correction != Correction::default() {
+                self.coupling.correction = Correction::default();
+            }
+        }
+        self.coupling.last_contact_impulse = report.integral.impulse;
+        self.coupling.last_dissipated = report.integral.dissipated;
+        if let Some(v_rel) = report.integral.touchdown_v_rel {
+            self.touchdown_speed = -v_rel;
+        }
+        self.time = time + h;
+        self.last_step_size = h;
+    }
+
+    /// Whether every output the step leaves at its end is finite: a finite `f` can still come
+    /// with an infinite `lossPower` (`f_d` near the largest double times `v_rel`), and the
+    /// friction's outputs with the deformation the step leaves too (a finite normal force times
+    /// a slip near the largest double once made `lossPower` infinite after an OK step).
+    #[inline(always)]
+    pub(super) fn end_is_finite<L: ContactLaw>(
+        &self,
+        law: &L,
+        end: Motion,
+        tangential: &TangentialStep,
+        next: f64,
+    ) -> bool {
+        let forces = law.evaluate(end.s, end.v);
+        let plane = match self.tangential() {
+            Tangential::None => PlaneForce::default(),
+            plane => {
+                let sticking = self.sticking().then_some(tangential.deformation);
+                plane.force(&forces, self.inputs.v_t, sticking)
+            }
+        };
+        all_finite([
+            end.s,
+            end.v,
+            end.a,
+            forces.f,
+            forces.f_c,
+            forces.f_d,
+            forces.loss_power + plane.loss_power,
+            plane.f_t[0],
+            plane.f_t[1],
+            next,
+        ])
+    }
+}
+
+/// What the step learnt from the master's motion at its start, for the rest of the step.
+struct StepStart {
+    time: f64,
+    limits: SubstepLimits,
+    /// On the first step: the master's motion at the end of initialization (its bodies may have
+    /// stepped on unseen since).
+    initial: Option<Observed>,
+    /// The step is short against the contact through the mass in use (docs/coupling.md, "Short
+    /// steps"): the law's integral along the motion, the master's answers ignored.
+    plain: bool,
+    /// The contact range has one end (not the Gap Force's).
+    one_sided: bool,
+    /// No contact under way for the master or the model, nothing owed.
+    settled: bool,
+    least_mass: f64,
+    /// The `f_next` the master read before this step, if it read one.
+    next_before: Option<f64>,
+}
+
+/// The forces the step hands out, bounded.
+struct HandedForces {
+    f_mean: f64,
+    /// `f_next` as the master reads it (0 where it does not).
+    next: f64,
+}
+
+/// The energy the step reports, and the port's account it is held to.
+struct EnergyAccount {
+    /// What the model dissipated over the contact so far.
+    model_loss: f64,
+    /// What the port has received (J), the energy the contact held at the start included.
+    received: f64,
+    e_loss: f64,
+    /// Settled, and no contact in the step: whatever the port received was dissipated.
+    settled_through: bool,
+}
+
+/// Whether the step's integrals leave finite means over it: tested before their divisions by
+/// `h` (a division has three times a multiplication's latency), as `|integral| <= h *
+/// MEAN_LIMIT` keeps `integral / h` finite; the tangential port's work with them.
+#[inline(always)]
+pub(super) fn leaves_finite_means(
+    h: f64,
+    impulse: f64,
+    dissipated: f64,
+    tangential: &TangentialStep,
+) -> bool {
+    let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
+    impulse.abs() <= mean_bound
+        && dissipated.abs() <= mean_bound
+        && tangential.impulse.iter().all(|i| i.abs() <= mean_bound)
+        && tangential.port_work.is_finite()
+}

@@ -1,0 +1,114 @@
+//! What the instance knows of the master and the bodies it moves: which force the user says it
+//! holds (`heldForce`, or that it prescribes the motion), its relative motion now, the effective
+//! mass a step integrates through, the least mass the held forces may move (which the port's
+//! bound takes), and how long a contact through a mass lasts (the short-step rule's measure).
+
+use super::{ContactTime, ElastoGap};
+use crate::coupling::Observed;
+use crate::laws::{ContactLaw, ForceLaw};
+
+impl ElastoGap {
+    /// The effective mass the step integrates with: the master's answer where it was adopted
+    /// (it disagreed with `m_eff`, or no `m_eff` was given), else the parameter, else none (the
+    /// step integrates along the extrapolated motion).
+    pub fn effective_mass(&self) -> Option<f64> {
+        if self.prescribed() {
+            None
+        } else if self.coupling.mass_estimate > 0.0 {
+            Some(self.coupling.mass_estimate)
+        } else if self.parameters.m_eff > 0.0 {
+            Some(self.parameters.m_eff)
+        } else {
+            None
+        }
+    }
+
+    /// The user's word on which force the master holds (`heldForce`), given to the coupling
+    /// before anything reads or bounds by it: it settles the reading for good.
+    pub(crate) fn tell_held_force(&mut self) {
+        let told = match self.parameters.held_force {
+            2 => Some(false),
+            3 => Some(true),
+            _ => None,
+        };
+        self.coupling.held_told = told.is_some();
+        if told.is_some() {
+            self.coupling.master_holds_next = told;
+            self.coupling.holds_next_settled = true;
+        }
+    }
+
+    /// The user said the master prescribes the motion (`heldForce` = None): no force is held on
+    /// a body, so nothing is probed or bounded, and the steps are the law's integral along it.
+    pub fn prescribed(&self) -> bool {
+        self.parameters.held_force == 4
+    }
+
+    /// The contact's duration (s; 0 where unknown) through `mass` at the master's relative
+    /// velocity `v` or the fastest it has shown while the port was passive, for the short-step
+    /// rule (docs/coupling.md, "Short steps": [`crate::coupling::PLAIN_STEP`]).
+    pub(super) fn contact_duration<L: ContactLaw>(&mut self, law: &L, mass: f64, v: f64) -> f64 {
+        let speed = self.coupling.passive_speed.max(v.abs());
+        let known = self.contact_time;
+        if known.mass != mass || speed > 1.1 * known.speed || speed == 0.0 {
+            let duration = if speed > 0.0 {
+                crate::laws::contact_duration(law, mass, speed)
+            } else {
+                // Pressed and held still: the half period of the mass on the spring's stiffness
+                // where it is (none out of contact).
+                let s = self.observed().s;
+                let stiffness = law.partials(s, 0.0).f_c_ds.abs();
+                Some(std::f64::consts::PI * (mass / stiffness).sqrt()).filter(|d| d.is_finite())
+            };
+            self.contact_time = ContactTime {
+                mass,
+                speed,
+                duration: duration.unwrap_or(0.0),
+            };
+        }
+        self.contact_time.duration
+    }
+
+    /// Without `m_eff` (and not told the master prescribes the motion): how long a contact of
+    /// `mass` (kg) met at `speed` (m/s) lasts ([`crate::laws::contact_duration`]), where that is
+    /// less than two steps of `h`: the contact then falls inside one or two steps, and without a
+    /// mass the FMU can bound its impulse but not make it exact.
+    pub fn short_contact_without_mass(&self, mass: f64, speed: f64, h: f64) -> Option<f64> {
+        if self.parameters.m_eff > 0.0 || self.prescribed() {
+            return None;
+        }
+        let law = self.law_with(self.tables.as_deref());
+        let duration =
+            crate::with_law!(&law, law => crate::laws::contact_duration(law, mass, speed));
+        duration.filter(|&duration| duration < 2.0 * h)
+    }
+
+    /// The least mass the held forces may move, as the answers so far allow: the mass in use
+    /// (`m_eff`, or the mass adopted from the answers), or the latest answer where that is
+    /// less; without a mass, the larger of half the floor the answers allow and what the first
+    /// probe took for granted; 0 before any probe, where the bound cannot act
+    /// ([`crate::coupling::PortState`]); infinite for a prescribed motion and the Gap Force.
+    pub fn least_mass(&self) -> f64 {
+        // The Gap Force's spring is centred inside its range and its preload does work: it gives
+        // a body energy it never received, so the port's bound does not apply to it.
+        let active = self.parameters.options.force_law == ForceLaw::GapForce as i32;
+        if self.prescribed() || active {
+            return f64::INFINITY;
+        }
+        let answered = self.coupling.last_estimate;
+        match self.effective_mass() {
+            Some(mass) if answered > 0.0 && answered.is_finite() => mass.min(answered),
+            Some(mass) => mass,
+            None => (0.5 * self.coupling.probe_mass_floor).max(self.coupling.probe_assumed_mass),
+        }
+    }
+
+    /// The master's relative motion now, from the inputs.
+    pub(super) fn observed(&self) -> Observed {
+        Observed {
+            time: self.time,
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+        }
+    }
+}

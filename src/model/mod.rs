@@ -1,0 +1,274 @@
+//! One ElastoGap instance as the co-simulation slave sees it: parameters, inputs, the input history
+//! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
+//! the variable table onto it and knows nothing of the physics.
+//!
+//! This file holds the instance ([`ElastoGap`]), the types its parts share and the accessors every
+//! part reads (the motion now, the law, its forces). The parts, one concern each:
+//!
+//! - `parameters`: the parameters, their defaults and their rules ([`ElastoGap::check_parameters`]);
+//! - `acceleration`: the flanges' acceleration over a step, from the input history or as supplied;
+//! - `access`: the variable table's values (`value`, `read`, `set_value`);
+//! - `master`: what the instance knows of the master: the force it holds, its motion now, the
+//!   mass it moves;
+//! - `do_step`: the co-simulation step: what it learns from the master, which integration it
+//!   takes, the bound on the forces it hands out, its test that everything it leaves is finite,
+//!   and what it keeps;
+//! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
+//!   or through an effective mass (dynamic);
+//! - `prescribed`: the step of a motion the user declared prescribed;
+//! - `tangential`: the tangential force at an instant, and whether the friction sticks;
+//! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
+//!   mass);
+//! - `model_exchange`: Model Exchange's events, states and derivatives;
+//! - `slopes`: the outputs' partial derivatives and time derivatives.
+//!
+//! Invariants: every output a step leaves is finite (a step that would leave one that is not is
+//! refused: [`NonFiniteStep`]); the step (`do_step` and what it calls) allocates nothing and logs
+//! nothing; src/snapshot.rs writes and reads the fields of [`ElastoGap`] by name in a fixed
+//! order (the FMU state's format), so a field renamed or retyped breaks that format.
+
+use std::sync::Arc;
+
+use crate::coupling::{Coupling, TangentialAnswers, Told};
+use crate::laws::{ContactLaw, Forces, GapTables, Law};
+use crate::step::{Motion, StepIntegral, SubstepLimits};
+use crate::variables::{by_var, Var};
+
+mod acceleration;
+mod access;
+mod do_step;
+mod master;
+mod model_exchange;
+mod normal_step;
+mod parameters;
+mod prescribed;
+mod slopes;
+mod tangential;
+mod tangential_step;
+#[cfg(test)]
+mod tests;
+
+pub use acceleration::{AccelerationEstimate, SuppliedAccelerations, VelocityHistory};
+pub use model_exchange::EventUpdate;
+pub use parameters::{Number, Parameters, RuleViolation};
+
+/// Absolute positions and velocities of the two flanges.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Inputs {
+    pub s_a: f64,
+    pub v_a: f64,
+    pub s_b: f64,
+    pub v_b: f64,
+    /// Tangential (slip) velocity of flange_b relative to flange_a in the contact plane (x, y).
+    pub v_t: [f64; 2],
+}
+
+/// Which FMI interface the instance serves; it decides what the step-related outputs mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interface {
+    /// The FMU steps itself over communication intervals and integrates the contact inside them.
+    #[default]
+    CoSimulation,
+    /// The importer's solver integrates `E_loss`; the outputs are functions of the inputs now.
+    ModelExchange,
+}
+
+/// One instance of the FMU, in either interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElastoGap {
+    pub interface: Interface,
+    pub parameters: Parameters,
+    pub inputs: Inputs,
+    pub supplied: SuppliedAccelerations,
+    pub history: VelocityHistory,
+    pub time: f64,
+    /// The relative motion at the end of the last step, where the direct-feedthrough outputs are
+    /// evaluated until the master sets an input again.
+    pub end_of_step: Option<Motion>,
+    pub f_mean: f64,
+    /// Co-simulation: the mean tangential friction force over the last step (x, y).
+    pub f_t_mean: [f64; 2],
+    /// Co-simulation with stick–slip: the friction's stiction deformation (m, x and y), the
+    /// spring a sticking contact's friction is; 0 out of contact.
+    pub stiction: [f64; 2],
+    /// Co-simulation with stick–slip: the tangential port's account over the contact, what it
+    /// received and what of that the contact dissipated (J).
+    pub tangential_account: [f64; 2],
+    /// Co-simulation with friction: the master's answers in the tangential plane and the mass
+    /// they tell, through which the friction is integrated once known.
+    pub tangential_answers: TangentialAnswers,
+    pub e_loss: f64,
+    pub q_flow_mean: f64,
+    pub last_step_size: f64,
+    /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
+    /// so `contact` reports this rather than the inputs of the moment.
+    pub contact_at_event: bool,
+    /// Model Exchange with stick–slip: whether the contact stuck at the last event, and whether
+    /// its deformation lay on the stiction circle there, pushed out by the slip.
+    pub sticking_at_event: bool,
+    pub on_stiction_circle: bool,
+    /// The approach speed (`-v_rel`) at the touch-down of the last contact, for laws whose
+    /// parameters depend on the impact speed (Hunt–Crossley with `e`); 0 before any.
+    pub touchdown_speed: f64,
+    /// Co-simulation: the model of the relative motion behind `f_mean` and `f_next`.
+    pub coupling: Coupling,
+    /// The Gap Force's tables, read from `tableFile` when the parameters took effect; shared with
+    /// the FMU states taken since (they cannot change while the instance runs).
+    pub tables: Option<Arc<GapTables>>,
+    /// Model Exchange: `s_rel` at the end of initialization, from where `E_port` counts the
+    /// spring's energy.
+    pub port_origin: f64,
+    /// Whether the master has set a flange input (before the end of initialization, what the
+    /// first step compares its inputs with).
+    pub inputs_set: bool,
+    /// Co-simulation: the contact's duration through the mass in use, for the short-step gate.
+    pub contact_time: ContactTime,
+}
+
+/// The contact's duration (s) through `mass` (kg) at the relative `speed` (m/s) it was found for,
+/// kept until the mass changes or the speed grows by a tenth (four law evaluations and two powers
+/// each time). Not part of the serialized FMU state (found again after a deserialization).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactTime {
+    pub mass: f64,
+    pub speed: f64,
+    pub duration: f64,
+}
+
+/// What one co-simulation step did, for the FMI layer's log.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    pub integral: StepIntegral,
+    /// Integrated with an effective mass (given or estimated) rather than along the extrapolated
+    /// motion.
+    pub dynamic: bool,
+    /// Without a mass: a contact started and ended inside this step, lasting this long (s).
+    pub contact_within_step: Option<f64>,
+    /// A contact completed in the last step and gave this effective-mass estimate (kg).
+    pub new_estimate: Option<f64>,
+    /// The master's relative speed at the start of the contact behind `new_estimate` (m/s).
+    pub approach_speed: f64,
+    /// What the master's answers in the tangential plane told about the slip's mass: a new one
+    /// (the friction is integrated through it from this step on), or that they contradict it.
+    pub tangential_told: Option<Told>,
+    /// The contact was replayed with a newly adopted mass: what the master still owed then
+    /// (relative position in m, velocity in m/s), removed over the next two steps.
+    pub replayed_owed: Option<(f64, f64)>,
+    /// ... and by how much `E_loss` had over-reported that contact's dissipation (J; negative if
+    /// it under-reported): taken back from `E_loss` in this step.
+    pub replayed_e_loss_excess: f64,
+    /// The energy the tangential friction took over the step (J), part of `integral.dissipated`.
+    pub friction_energy: f64,
+    /// A contact step's answer gave this effective mass (kg), against the mass in use (kg, 0 for
+    /// none), which it replaced: reported once per contact with status warning.
+    pub mass_disagreement: Option<(f64, f64)>,
+    /// The passivity controller's force this step (N), where the port had returned more energy
+    /// than the contact dissipated, and that excess (J).
+    pub passivity_force: f64,
+    pub passivity_deficit: f64,
+}
+
+/// A step refused because its force, motion, energy or prediction is not finite: the inputs,
+/// parameters or step size are out of the law's numeric range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NonFiniteStep;
+
+impl Default for ElastoGap {
+    fn default() -> Self {
+        ElastoGap {
+            interface: Interface::default(),
+            parameters: Parameters::default(),
+            inputs: Inputs {
+                s_a: by_var(Var::FlangeAS).start.unwrap_or(0.0),
+                v_a: by_var(Var::FlangeAV).start.unwrap_or(0.0),
+                s_b: by_var(Var::FlangeBS).start.unwrap_or(0.0),
+                v_b: by_var(Var::FlangeBV).start.unwrap_or(0.0),
+                v_t: [Var::VTx, Var::VTy].map(|var| by_var(var).start.unwrap_or(0.0)),
+            },
+            supplied: SuppliedAccelerations::default(),
+            history: VelocityHistory::default(),
+            time: 0.0,
+            end_of_step: None,
+            f_mean: 0.0,
+            f_t_mean: [0.0; 2],
+            stiction: [0.0; 2],
+            tangential_account: [0.0; 2],
+            tangential_answers: TangentialAnswers::default(),
+            e_loss: 0.0,
+            q_flow_mean: 0.0,
+            last_step_size: 0.0,
+            contact_at_event: false,
+            sticking_at_event: false,
+            on_stiction_circle: false,
+            touchdown_speed: 0.0,
+            coupling: Coupling::default(),
+            tables: None,
+            port_origin: 0.0,
+            inputs_set: false,
+            contact_time: ContactTime::default(),
+        }
+    }
+}
+
+impl ElastoGap {
+    pub fn new(interface: Interface, start_time: f64) -> Self {
+        ElastoGap {
+            interface,
+            time: start_time,
+            ..ElastoGap::default()
+        }
+    }
+
+    /// The relative motion the direct-feedthrough outputs are evaluated at.
+    pub fn motion(&self) -> Motion {
+        self.end_of_step.unwrap_or(Motion {
+            s: self.inputs.s_b - self.inputs.s_a,
+            v: self.inputs.v_b - self.inputs.v_a,
+            a: 0.0,
+        })
+    }
+
+    /// The law the parameters choose, as the contact under way sees it.
+    pub fn law(&self) -> Law<'_> {
+        self.law_with(self.tables.as_deref())
+    }
+
+    /// [`Self::law`] with the tables borrowed from elsewhere (a clone of the instance's `Arc`),
+    /// so that the law does not borrow the instance while a step changes it.
+    pub(crate) fn law_with<'t>(&self, tables: Option<&'t GapTables>) -> Law<'t> {
+        Law::new(
+            self.parameters.spring,
+            &self.parameters.options,
+            self.touchdown_speed,
+            tables,
+        )
+    }
+
+    /// The law's values at the motion now, the friction's power in `loss_power`.
+    pub fn forces(&self) -> Forces {
+        let motion = self.motion();
+        let mut forces = self.law().evaluate(motion.s, motion.v);
+        forces.loss_power += self.tangential_force(&forces).loss_power;
+        forces
+    }
+
+    /// The limits the integrators hold a step's substeps to (`maxSubstepSize`,
+    /// `maxSubstepCount`, `relativeTolerance`).
+    pub fn substep_limits(&self) -> SubstepLimits {
+        SubstepLimits {
+            max_size: self.parameters.max_substep_size,
+            max_count: self.parameters.max_substep_count.max(1) as u32,
+            tolerance: self.parameters.relative_tolerance,
+        }
+    }
+
+    /// The heat flow into the heat port for a dissipated power: all of it leaves there if the port
+    /// is used.
+    fn heat_flow(&self, dissipated_power: f64) -> f64 {
+        if self.parameters.use_heat_port {
+            -dissipated_power
+        } else {
+            0.0
+        }
+    }
+}
