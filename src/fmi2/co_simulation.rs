@@ -12,238 +12,42 @@ use super::instance::{run, Instance};
 use super::logging::{discard, error, Category, Failure, Outcome};
 use super::state::Call;
 use super::{OK, WARNING};
-use crate::coupling::{Told, PLAIN_STEP};
-use crate::model::{Number, StepReport};
+use crate::model::{ElastoGap, NonFiniteStep, StepReport};
 use crate::variables::{Causality, Kind, Var};
 
 impl Instance {
     pub(super) fn do_step(&mut self, current_time: f64, h: f64) -> Outcome {
-        self.check_step(current_time, h)?;
+        self.model.check_step(current_time, h).map_err(error)?;
         let time = self.model.time;
         // The step starts at the master's time, which may differ from the FMU's by the slack.
         self.model.time = current_time;
         let mut report = StepReport::default();
         if self.model.do_step(h, &mut report).is_err() {
             self.model.time = time;
-            return Err(error(format!(
-                "the step from t = {} by h = {} gives a non-finite force, motion, energy or predicted force; the inputs, parameters or step size are out of the law's numeric range",
-                Number(current_time),
-                Number(h)
-            )));
+            return Err(error(NonFiniteStep::message(current_time, h)));
         }
-        self.warn_mass_disagreement(current_time, &report);
-        self.warn_short_contact_without_mass(current_time, h, &report);
-        self.warn_stiff_stiction(current_time, h, &report);
-        if self.logger.is_enabled(Category::Coupling) {
-            self.log_coupling(current_time, h, &report);
-        }
-        if self.logger.is_enabled(Category::Events) {
-            self.log_transitions(current_time, &report);
-        }
-        Ok(())
-    }
-
-    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
-    /// master's rounding) and ends at a later one.
-    #[inline]
-    fn check_step(&self, current_time: f64, h: f64) -> Outcome {
-        // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
-        // to sixteen integer ones (a floating-point class test).
-        if !(h > 0.0 && h * 0.0 == 0.0) {
-            return Err(error(format!(
-                "communicationStepSize = {} must be a finite number > 0",
-                Number(h)
-            )));
-        }
-        let time = self.model.time;
-        // Masters compute their time grid differently (t0 + k*h against a running sum), so the
-        // comparison allows a relative rounding slack, but never as much as half the last step:
-        // a larger one would let the step restart at the previous step's start, leaving the
-        // acceleration estimate a zero time difference to divide by.
-        if current_time != time && !self.within_slack(current_time, h) {
-            return Err(error(format!(
-                "currentCommunicationPoint = {} is not the FMU's time {}",
-                Number(current_time),
-                Number(time)
-            )));
-        }
-        let end = current_time + h;
-        if !(end.is_finite() && end > current_time) {
-            return Err(error(format!(
-                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
-                Number(h),
-                Number(current_time)
-            )));
-        }
-        Ok(())
-    }
-
-    /// The master's answer to a contact disagrees with the `m_eff` in use. A status warning in
-    /// the log, not as the call's status: fmusim ends a run on a returned warning, and the step
-    /// itself is right.
-    fn warn_mass_disagreement(&self, current_time: f64, report: &StepReport) {
-        if let Some((answered, in_use)) = report.mass_disagreement {
-            let message = format!(
-                "t = {}: the master's answer to the contact gives an effective mass of {} kg, {} than the m_eff = {} kg in use; the FMU continues with {} kg (output m_eff_estimate) and corrects what the contact gave wrong. Set m_eff to the reduced mass of the bodies the contact separates",
-                Number(current_time),
-                Number(answered),
-                if answered > in_use { format!("{:.0} % more", 100.0 * (answered / in_use - 1.0)) } else { format!("{:.0} % less", 100.0 * (1.0 - answered / in_use)) },
-                Number(in_use),
-                Number(answered)
-            );
-            self.logger.log(WARNING, Category::StatusWarning, &message);
-        }
-    }
-
-    /// The sticking spring, against the tangential mass the master's answers just told, turns
-    /// more than [`STIFF_STICTION_PHASE`] per step. A status warning in the log, not as the
-    /// call's status (as above).
-    fn warn_stiff_stiction(&self, current_time: f64, h: f64, report: &StepReport) {
-        let told_mass = match report.tangential_told {
-            Some(Told::Mass(mass)) => Some(mass),
-            _ => None,
-        };
-        if let Some(omega) = told_mass
-            .and_then(|mass| self.model.stiction_omega(mass))
-            .filter(|omega| omega * h > STIFF_STICTION_PHASE)
-        {
-            let message = format!(
-                "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
-                Number(current_time),
-                Number(self.model.tangential_answers.mass),
-                Number(omega * h),
-                Number(STIFF_STICTION_PHASE),
-                Number(STIFF_STICTION_PHASE / omega)
-            );
-            self.logger.log(WARNING, Category::StatusWarning, &message);
-        }
-    }
-
-    /// The contact's starts and ends within the step, under `logEvents`.
-    fn log_transitions(&self, current_time: f64, report: &StepReport) {
-        for transition in report.integral.transitions() {
-            let message = format!(
-                "contact {} at t = {:.17}",
-                if transition.entering {
-                    "starts"
-                } else {
-                    "ends"
-                },
-                current_time + transition.tau
-            );
-            self.logger.log(OK, Category::Events, &message);
-        }
-    }
-}
-
-/// The phase per communication step of the sticking spring beyond which the steps before the
-/// tangential mass was known (the slip held over each) are reported: a held slip couples the
-/// spring explicitly, and tests/stick_slip.rs holds to its onsets up to about 1.6.
-const STIFF_STICTION_PHASE: f64 = 2.0;
-
-impl Instance {
-    /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
-    fn within_slack(&self, current_time: f64, h: f64) -> bool {
-        let time = self.model.time;
-        let last_step = if self.model.last_step_size > 0.0 {
-            self.model.last_step_size
-        } else {
-            h
-        };
-        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
-        current_time.is_finite() && (current_time - time).abs() <= slack
-    }
-
-    /// Once per instance, without `m_eff`: the contacts the master's answers tell are shorter
-    /// than two steps. A status warning in the log, not the call's status (as above).
-    fn warn_short_contact_without_mass(&mut self, time: f64, h: f64, report: &StepReport) {
-        let Some(mass) = report.new_estimate.filter(|_| !self.short_contact_warned) else {
-            return;
-        };
-        let Some(duration) = self
-            .model
-            .short_contact_without_mass(mass, report.approach_speed, h)
-        else {
-            return;
-        };
-        self.short_contact_warned = true;
-        let message = format!(
-            "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass, steps up to a hundredth of a contact ({} s here) are right along the master's motion; at longer steps the FMU only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
-            Number(time),
-            Number(duration),
-            Number(mass),
-            Number(h),
-            Number(PLAIN_STEP * duration)
+        // Warnings go to the log, not into the call's status: fmusim ends a run on a returned
+        // warning, and the step itself is right.
+        let logger = &self.logger;
+        self.model.step_warnings(
+            current_time,
+            h,
+            &report,
+            &mut self.short_contact_warned,
+            |message| logger.log(WARNING, Category::StatusWarning, message),
         );
-        self.logger.log(WARNING, Category::StatusWarning, &message);
-    }
-
-    /// What a step says about how the contact meets the master's step size, under `logCoupling`.
-    /// Messages only: the step's status stays OK (fmusim ends a run on a returned warning).
-    fn log_coupling(&self, time: f64, h: f64, report: &StepReport) {
-        if let Some(estimate) = report.new_estimate {
-            let message = format!(
-                "t = {}: the master's answer to the last contact gives an effective mass of {} kg (output m_eff_estimate){}",
-                Number(time),
-                Number(estimate),
-                if self.model.parameters.m_eff > 0.0 {
-                    format!("; the parameter m_eff = {} kg is used", Number(self.model.parameters.m_eff))
-                } else {
-                    "; the following steps integrate the contact's own dynamics with it".to_string()
-                }
-            );
-            self.logger.log(OK, Category::Coupling, &message);
+        if logger.is_enabled(Category::Coupling) {
+            self.model
+                .coupling_notes(current_time, h, &report, |message| {
+                    logger.log(OK, Category::Coupling, message)
+                });
         }
-        match report.tangential_told {
-            Some(Told::Mass(mass)) => {
-                let message = format!(
-                    "t = {}: the master's answers in the tangential plane tell a mass of {} kg behind the slip, {}; the friction is integrated through it from this step on (a slip held over the step couples a sticking contact's spring explicitly)",
-                    Number(time),
-                    Number(mass),
-                    if self.model.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
-                );
-                self.logger.log(OK, Category::Coupling, &message);
-            }
-            Some(Told::Contradicted(mass)) => {
-                let message = format!(
-                    "t = {}: the master's answers in the tangential plane missed three times in a row the slip a mass of {} kg predicts (a slip the master prescribes looks like a body on the stiction spring while it sticks); the slip is held over the step again until the answers tell a mass anew",
-                    Number(time),
-                    Number(mass)
-                );
-                self.logger.log(OK, Category::Coupling, &message);
-            }
-            None => {}
+        if logger.is_enabled(Category::Events) {
+            ElastoGap::event_notes(current_time, &report, |message| {
+                logger.log(OK, Category::Events, message)
+            });
         }
-        if let Some((owed_s, owed_v)) = report.replayed_owed {
-            let message = format!(
-                "t = {}: the contact, replayed with the adopted mass, leaves the master {} m and {} m/s off; the next two steps remove that. E_loss takes back {} J it had reported dissipated along the contact as first integrated",
-                Number(time),
-                Number(owed_s),
-                Number(owed_v),
-                Number(report.replayed_e_loss_excess)
-            );
-            self.logger.log(OK, Category::Coupling, &message);
-        }
-        if report.passivity_force != 0.0 {
-            let message = format!(
-                "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
-                Number(time),
-                Number(report.passivity_deficit),
-                Number(self.model.coupling.e_port),
-                Number(self.model.e_loss),
-                Number(report.passivity_force)
-            );
-            self.logger.log(OK, Category::Coupling, &message);
-        }
-        if let Some(duration) = report.contact_within_step {
-            let message = format!(
-                "t = {}: a contact started and ended inside one step: it lasted {} s, shorter than the step h = {} s. Without the effective mass the impulse is integrated along the motion extrapolated from the inputs, which overestimates it at such steps; set m_eff (the reduced mass m_a*m_b/(m_a + m_b), or the body's mass on a fixed housing) for the exact impulse, or the FMU uses its own estimate after this contact",
-                Number(time),
-                Number(duration),
-                Number(h)
-            );
-            self.logger.log(OK, Category::Coupling, &message);
-        }
+        Ok(())
     }
 }
 

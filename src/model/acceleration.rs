@@ -72,8 +72,8 @@ impl VelocityHistory {
         let mean1 = || (now - past[0]) / h1();
         let mean2 = || (past[0] - past[1]) / h2();
         match (mode, supplied, self.len) {
-            // A supplied derivative defines the input polynomial over the step (FMI 2.0,
-            // fmi2SetRealInputDerivatives): used as given, whatever the estimate.
+            // A derivative the master supplies defines its input polynomial over the step: used
+            // as given, whatever the estimate.
             (_, Some(a), _) => a,
             (AccelerationEstimate::None, None, _) | (_, None, 0) => 0.0,
             (AccelerationEstimate::FirstOrder, None, _) | (_, None, 1) => mean1(),

@@ -19,6 +19,8 @@
 //! - `tangential`: the tangential force at an instant, and whether the friction sticks;
 //! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
 //!   mass);
+//! - `notes`: what a step has to say, as text: the check of a step request, the warnings, the
+//!   coupling's notes and the contact's switches;
 //! - `model_exchange`: Model Exchange's events, states and derivatives;
 //! - `slopes`: the outputs' partial derivatives and time derivatives.
 //!
@@ -40,6 +42,7 @@ mod do_step;
 mod master;
 mod model_exchange;
 mod normal_step;
+mod notes;
 mod parameters;
 mod prescribed;
 mod slopes;

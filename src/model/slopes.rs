@@ -1,8 +1,8 @@
 //! The outputs' slopes: partial derivatives by an input or a continuous state at the motion now
-//! (`fmi2GetDirectionalDerivative`), and the first time derivative along the extrapolated motion
-//! (`fmi2GetRealOutputDerivatives`). Every input but the slip enters through `s_rel` or `v_rel`;
-//! the tangential force's slopes enter through the normal force's magnitude, and stick-slip's
-//! through the deformation.
+//! (what a layer's directional derivatives are made of), and the first time derivative along the
+//! extrapolated motion (a co-simulation's output derivatives). Every input but the slip enters
+//! through `s_rel` or `v_rel`; the tangential force's slopes enter through the normal force's
+//! magnitude, and stick-slip's through the deformation.
 
 use super::{ElastoGap, Interface};
 use crate::laws::{dot, ContactLaw, Partials};
