@@ -23,7 +23,7 @@ use crate::step::{Motion, SubstepLimits};
 /// MEAN_LIMIT` (capped at the largest double, for an `h` that overflows the product): four
 /// rounding steps below the largest double, so that the rounded product and quotient cannot
 /// reach infinity.
-const MEAN_LIMIT: f64 = f64::MAX * (1.0 - 4.0 * f64::EPSILON);
+pub(super) const MEAN_LIMIT: f64 = f64::MAX * (1.0 - 4.0 * f64::EPSILON);
 
 /// Whether every value is finite: `value * 0` is 0 for a finite value and NaN otherwise, and the
 /// probes are summed pairwise, so that the test's latency grows with the logarithm of their
