@@ -6,9 +6,7 @@
 //! In Adams' terms `IMPACT(x, dx, x1, k, e, cmax, d)`: `x1` is `s_rel0`, `k` is `c` (with
 //! `s_ref` = 1 m and `f_ref` = 0), `e` (the exponent) is `n`, `cmax` is `d` and `d` is `d_max`.
 
-use super::{
-    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
-};
+use super::{damper_part_law, AffineRegion, ContactLaw, DamperPart, GapLaw};
 
 /// Adams' STEP(x, x0, h0, x1, h1): `h0` up to `x0`, `h1` from `x1` on, the cubic
 /// `h0 + (h1 - h0)*r^2*(3 - 2r)`, `r = (x - x0)/(x1 - x0)`, in between (its slope is 0 at both
@@ -79,17 +77,7 @@ impl DamperPart for AdamsImpact {
 }
 
 impl ContactLaw for AdamsImpact {
-    fn s_rel0(&self) -> f64 {
-        self.spring.s_rel0
-    }
-
-    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        damped_forces(self, s_rel, v_rel)
-    }
-
-    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        damped_partials(self, s_rel, v_rel)
-    }
+    damper_part_law!();
 
     /// `STEP(delta)*v_rel + f_c`: positive exactly where the clamp acts.
     fn kink_indicator(&self, s_rel: f64, v_rel: f64) -> f64 {

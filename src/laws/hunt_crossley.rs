@@ -8,9 +8,7 @@
 //! `v0` belongs to the contact, the integrators hand it over at every located touch-down
 //! ([`ContactLaw::touched_down`]).
 
-use super::{
-    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
-};
+use super::{damper_part_law, AffineRegion, ContactLaw, DamperPart, GapLaw};
 
 indexed_choice! {
     /// How `chi` is obtained: the parameter `hysteresis`, in the order of the interface's
@@ -106,17 +104,7 @@ impl DamperPart for HuntCrossley {
 }
 
 impl ContactLaw for HuntCrossley {
-    fn s_rel0(&self) -> f64 {
-        self.spring.s_rel0
-    }
-
-    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        damped_forces(self, s_rel, v_rel)
-    }
-
-    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        damped_partials(self, s_rel, v_rel)
-    }
+    damper_part_law!();
 
     /// `chi*v_rel - 1`, positive exactly where the clamp acts; a constant without hysteresis.
     fn kink_indicator(&self, _s_rel: f64, v_rel: f64) -> f64 {
@@ -151,6 +139,7 @@ impl ContactLaw for HuntCrossley {
 mod tests {
     use super::super::checks;
     use super::*;
+    use crate::laws::Forces;
 
     const SPRING: GapLaw = GapLaw {
         n: 1.5,

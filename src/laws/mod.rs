@@ -204,6 +204,25 @@ pub(crate) trait DamperPart {
     fn damper_slopes(&self, f_c: f64, f_c_ds: f64, s_rel: f64, v_rel: f64) -> (f64, f64, f64);
 }
 
+/// The [`ContactLaw`] methods every [`DamperPart`] law shares, written inside its `impl
+/// ContactLaw`: the spring's `s_rel0`, and the values and slopes made from the damper part.
+macro_rules! damper_part_law {
+    () => {
+        fn s_rel0(&self) -> f64 {
+            self.spring.s_rel0
+        }
+
+        fn evaluate(&self, s_rel: f64, v_rel: f64) -> $crate::laws::Forces {
+            $crate::laws::damped_forces(self, s_rel, v_rel)
+        }
+
+        fn partials(&self, s_rel: f64, v_rel: f64) -> $crate::laws::Partials {
+            $crate::laws::damped_partials(self, s_rel, v_rel)
+        }
+    };
+}
+pub(crate) use damper_part_law;
+
 /// [`ContactLaw::evaluate`] of a [`DamperPart`] law.
 pub(crate) fn damped_forces<L: DamperPart>(law: &L, s_rel: f64, v_rel: f64) -> Forces {
     let spring = law.spring();

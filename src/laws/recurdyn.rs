@@ -5,9 +5,7 @@
 //! while approaching. Not clamped: it is the tool's law, and it may pull.
 
 use super::adams::{step, step_slope};
-use super::{
-    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
-};
+use super::{damper_part_law, AffineRegion, ContactLaw, DamperPart, GapLaw};
 
 indexed_choice! {
     /// How the damping coefficient grows with the penetration: the parameter `recurDynDamping`, in
@@ -85,17 +83,7 @@ impl DamperPart for RecurDynContact {
 }
 
 impl ContactLaw for RecurDynContact {
-    fn s_rel0(&self) -> f64 {
-        self.spring.s_rel0
-    }
-
-    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        damped_forces(self, s_rel, v_rel)
-    }
-
-    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        damped_partials(self, s_rel, v_rel)
-    }
+    damper_part_law!();
 
     /// `v_rel`: the damping factor switches where the bodies stop approaching (the force is
     /// continuous there, its slope is not). Without a rebound factor, a constant.
@@ -131,6 +119,7 @@ impl ContactLaw for RecurDynContact {
 mod tests {
     use super::super::checks;
     use super::*;
+    use crate::laws::Forces;
 
     const LAW: RecurDynContact = RecurDynContact {
         spring: checks::SPRING,

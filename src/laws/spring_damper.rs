@@ -5,9 +5,7 @@
 //! With the penetration `delta = s_rel0 - s_rel` and `F_c = f_ref*(delta/s_ref)^n`, the normal
 //! force is `F_n = F_c + d*der(delta)`, or `max(0, F_c + d*der(delta))`; `f = -F_n`.
 
-use super::{
-    damped_forces, damped_partials, AffineRegion, ContactLaw, DamperPart, Forces, GapLaw, Partials,
-};
+use super::{damper_part_law, AffineRegion, ContactLaw, DamperPart, GapLaw};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringDamper {
@@ -47,17 +45,7 @@ impl DamperPart for SpringDamper {
 }
 
 impl ContactLaw for SpringDamper {
-    fn s_rel0(&self) -> f64 {
-        self.spring.s_rel0
-    }
-
-    fn evaluate(&self, s_rel: f64, v_rel: f64) -> Forces {
-        damped_forces(self, s_rel, v_rel)
-    }
-
-    fn partials(&self, s_rel: f64, v_rel: f64) -> Partials {
-        damped_partials(self, s_rel, v_rel)
-    }
+    damper_part_law!();
 
     /// NoPulling: `d*v_rel + f_c`, positive exactly where the clamp acts. SpringDamper has no
     /// kink in contact: a constant.
@@ -106,6 +94,7 @@ impl ContactLaw for SpringDamper {
 mod tests {
     use super::super::checks;
     use super::*;
+    use crate::laws::Forces;
 
     const SPRING: GapLaw = checks::SPRING;
     const PULLING: SpringDamper = SpringDamper {

@@ -44,31 +44,39 @@ fn a_step_whose_friction_power_overflows_is_refused() {
 /// `heldForce` = `held`: the `f_mean`s it gets, the final `f_next` when read at the end, and
 /// the body's final speed.
 fn impact(read_f_next: bool, m_eff: f64, held: f64) -> (Vec<f64>, f64, f64) {
+    impact_with(m_eff, held, |gap, _| {
+        let f_mean = gap.read(Var::FMean);
+        if read_f_next {
+            gap.read(Var::FNext);
+        }
+        f_mean
+    })
+}
+
+/// The impact of [`impact`], the master holding over each step `k` the force `master` reads.
+fn impact_with(
+    m_eff: f64,
+    held: f64,
+    mut master: impl FnMut(&mut ElastoGap, usize) -> f64,
+) -> (Vec<f64>, f64, f64) {
     let mut gap = gap(m_eff);
     gap.set_value(Var::HeldForce, held);
     let (h, mass) = (0.01, 1.0);
     let (mut s, mut v) = (0.035, -1.0);
     let mut forces = Vec::new();
-    for _ in 0..12 {
+    for k in 0..12 {
         gap.set_value(Var::FlangeBS, s);
         gap.set_value(Var::FlangeBV, v);
         gap.do_step(h, &mut StepReport::default())
             .expect("a finite step");
-        let f_mean = gap.read(Var::FMean);
-        if read_f_next {
-            gap.read(Var::FNext);
-        }
-        forces.push(f_mean);
-        s += h * (v - 0.5 * h * f_mean / mass);
-        v -= h * f_mean / mass;
+        let f = master(&mut gap, k);
+        forces.push(f);
+        s += h * (v - 0.5 * h * f / mass);
+        v -= h * f / mass;
     }
     (forces, gap.read(Var::FNext), v)
 }
 
-/// Told that the master holds `f_mean`, the FMU gives it the same forces whether it reads
-/// `f_next` too or not. (Reading it once made the FMU take this master for one that holds
-/// `f_next`: the two forces differed by a rounding error after the contact, and the fit of
-/// the master's answer picked by noise.)
 /// A made `f_next` is read as made (`value`), without bounding it again: it is what the
 /// bound gives it at any point before the next step, for every mass and reading of the
 /// master, through contact and free flight.
@@ -77,16 +85,9 @@ fn a_made_f_next_is_what_the_bound_still_gives_it() {
     // Steps where the bound cuts a force: it acts in these runs, so its leaving the made
     // force alone says something.
     let mut cut = 0;
+    let h = 0.01;
     for (m_eff, held) in [(0.0, 1.0), (1.0, 1.0), (0.5, 1.0), (2.0, 3.0), (1.0, 2.0)] {
-        let mut gap = gap(m_eff);
-        gap.set_value(Var::HeldForce, held);
-        let (h, mass) = (0.01, 1.0);
-        let (mut s, mut v) = (0.035, -1.0);
-        for k in 0..12 {
-            gap.set_value(Var::FlangeBS, s);
-            gap.set_value(Var::FlangeBV, v);
-            gap.do_step(h, &mut StepReport::default())
-                .expect("a finite step");
+        impact_with(m_eff, held, |gap, k| {
             let made = gap.read(Var::FNext);
             assert!(matches!(gap.coupling.f_next, Prediction::Known(_)));
             let law = gap.law();
@@ -106,14 +107,15 @@ fn a_made_f_next_is_what_the_bound_still_gives_it() {
                     .bound_next(2.0 * made - 1e3, h, least_mass, held)
                     != 2.0 * made - 1e3,
             );
-            let f = gap.read(Var::FNext);
-            s += h * (v - 0.5 * h * f / mass);
-            v -= h * f / mass;
-        }
+            gap.read(Var::FNext)
+        });
     }
     assert!(cut > 0, "the bound never acted");
 }
 
+/// Told that the master holds `f_mean`, the FMU gives it the same forces whether it reads
+/// `f_next` too or not: after the contact the two forces differ by rounding, and reading
+/// `f_next` must not let the fit of the master's answer pick between them by that noise.
 #[test]
 fn reading_f_next_changes_nothing_a_master_holding_f_mean_gets() {
     for m_eff in [0.0, 1.0] {
