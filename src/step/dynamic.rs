@@ -271,26 +271,31 @@ fn affine_stretch<L: ContactLaw>(
     let mut evaluations = 0u32;
     let g0 = law.kink_indicator(s_rel0 + x0, v0);
     let start_side = kink_side(g0);
+    // Both event functions are negative before their event and non-negative after it.
+    let kink = |(x, v): (f64, f64)| left_side(law.kink_indicator(s_rel0 + x, v), start_side);
     let rate = motion.rate();
-    let (limit, spacing) = sampling(region, mass, a_ext, (x0, v0), span, rate, horizon);
+    let (limit, spacing) = if rate > 0.0 {
+        (horizon, 1.0 / (rate * SAMPLES_PER_RADIAN))
+    } else {
+        // Uniform acceleration: the contact end is a root of a quadratic; the kink indicator
+        // is sampled on a few points before it, and at the instant v passes 0.
+        let free = Motion {
+            s: x0,
+            v: v0,
+            a: a_ext - region.offset / mass,
+        };
+        let (roots, count) = range_crossings(free, span.ends_in_x(), horizon);
+        let limit = if count > 0 {
+            first_time_where(|tau| span.outside(free.at(tau).s) >= 0.0, roots[0], horizon)
+        } else {
+            horizon
+        };
+        (limit, limit / 4.0)
+    };
     let still = if rate == 0.0 && a_ext != 0.0 {
         -v0 / (a_ext - region.offset / mass)
     } else {
         f64::NAN
-    };
-    let stretch = AffineStretch {
-        law,
-        region,
-        mass,
-        a_ext,
-        start: (x0, v0),
-        motion,
-        s_rel0,
-        span,
-        start_side,
-        rate,
-        limit,
-        horizon,
     };
     let mut ta = 0.0;
     let mut a_state = (x0, v0);
@@ -305,11 +310,96 @@ fn affine_stretch<L: ContactLaw>(
         }
         let b_state = motion.at(tb);
         evaluations += 1;
-        let kb = stretch.kink(b_state);
+        let kb = kink(b_state);
         let ended = left_contact(span, b_state);
         if ended || kb >= 0.0 {
-            let (a, b) = ((ta, a_state, ka), (tb, b_state, kb));
-            return stretch.locate_end(a, b, ended, evaluations);
+            // The secant root between (t0, g0) and (t1, g1).
+            let secant =
+                |(t0, g0): (f64, f64), (t1, g1): (f64, f64)| t0 - g0 * (t1 - t0) / (g1 - g0);
+            let mut seen = Evaluated::new(tb, b_state);
+            let mut stop = (tb, StretchEnd::Horizon);
+            // A stretch still heading in at `ta` that has left by `tb` turned back in between:
+            // its exit is the root after the turn, where the gap only grows, and the turn is
+            // where a kink indicator with |v| in it (ElastoGap's damper bound) is lowest. Such a
+            // graze, short against the period the samples follow (a strong pull out), passed
+            // its kinks unseen (half its impulse off) and, entered on the edge, met the closed
+            // form's rounding around the edge first and crept from there.
+            let heading_in = span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
+            let turn = (ended && heading_in).then(|| {
+                let turn = newton_past(
+                    |tau| {
+                        evaluations += 1;
+                        let (x, v) = motion.at(tau);
+                        let rate = span.outside_and_rate(x, v).1;
+                        let turning = span.outside_and_rate(x, motion.acceleration(x, v)).1;
+                        (rate, turning)
+                    },
+                    |rate| rate >= 0.0,
+                    ta,
+                    tb,
+                    0.5 * (ta + tb),
+                );
+                evaluations += 1;
+                (turn, motion.at(turn))
+            });
+            let kink_at_turn = turn
+                .filter(|_| kb < 0.0)
+                .map(|(turn, at_turn)| (turn, kink(at_turn)));
+            let (tb, kb) = match kink_at_turn {
+                Some((turn, k)) if k >= 0.0 => (turn, k),
+                _ => (tb, kb),
+            };
+            // The kink first: where the law leaves the region before the contact ends (ElastoGap's
+            // damper bound always does), the contact end is not sought at all.
+            if kb >= 0.0 {
+                let tau = newton_past(
+                    |tau| {
+                        evaluations += 1;
+                        let (x, v) = seen.keep(tau, motion.at(tau));
+                        let s = s_rel0 + x;
+                        let rate = law.kink_indicator_rate(s, v, motion.acceleration(x, v));
+                        (law.kink_indicator(s, v), rate)
+                    },
+                    |g| kink_side(g) != start_side,
+                    ta,
+                    tb,
+                    secant((ta, ka), (tb, kb)),
+                );
+                stop = (tau, StretchEnd::Kink);
+            }
+            let at_stop = seen.at(stop.0).unwrap_or_else(|| {
+                evaluations += 1;
+                motion.at(stop.0)
+            });
+            if left_contact(span, at_stop) {
+                // A uniformly accelerated stretch ends at its located quadratic root, already
+                // on the far side.
+                let tau = if rate == 0.0 && tb == limit && limit < horizon && stop.0 == tb {
+                    limit
+                } else {
+                    let (from, at_from) = turn.unwrap_or((ta, a_state));
+                    newton_past(
+                        |tau| {
+                            evaluations += 1;
+                            let (x, v) = seen.keep(tau, motion.at(tau));
+                            span.outside_and_rate(x, v)
+                        },
+                        |gap| gap >= 0.0,
+                        from,
+                        stop.0,
+                        secant(
+                            (from, span.outside(at_from.0)),
+                            (stop.0, span.outside(at_stop.0)),
+                        ),
+                    )
+                };
+                stop = (tau, StretchEnd::ContactEnd);
+            }
+            let end = seen.at(stop.0).unwrap_or_else(|| {
+                evaluations += 1;
+                motion.at(stop.0)
+            });
+            return finish(region, mass, a_ext, (x0, v0), end, stop, evaluations);
         }
         if tb >= limit {
             let end = if limit < horizon && rate == 0.0 {
@@ -328,202 +418,6 @@ fn affine_stretch<L: ContactLaw>(
             );
         }
         (ta, a_state, ka) = (tb, b_state, kb);
-    }
-}
-
-/// Where the samples of an affine stretch from `(x0, v0)` stop, and their spacing: over the
-/// horizon at [`SAMPLES_PER_RADIAN`] of an oscillation; under uniform acceleration, the contact
-/// end is a root of a quadratic, and the kink indicator is sampled on a few points before it
-/// (and at the instant v passes 0).
-#[inline(always)]
-fn sampling(
-    region: &AffineRegion,
-    mass: f64,
-    a_ext: f64,
-    (x0, v0): (f64, f64),
-    span: ContactSpan,
-    rate: f64,
-    horizon: f64,
-) -> (f64, f64) {
-    if rate > 0.0 {
-        (horizon, 1.0 / (rate * SAMPLES_PER_RADIAN))
-    } else {
-        let free = Motion {
-            s: x0,
-            v: v0,
-            a: a_ext - region.offset / mass,
-        };
-        let (roots, count) = range_crossings(free, span.ends_in_x(), horizon);
-        let limit = if count > 0 {
-            first_time_where(|tau| span.outside(free.at(tau).s) >= 0.0, roots[0], horizon)
-        } else {
-            horizon
-        };
-        (limit, limit / 4.0)
-    }
-}
-
-/// An affine stretch under way: its closed form from the start, and what its events are read
-/// against. Both event functions are negative before their event and non-negative after it.
-struct AffineStretch<'a, L> {
-    law: &'a L,
-    region: &'a AffineRegion,
-    mass: f64,
-    a_ext: f64,
-    start: (f64, f64),
-    motion: AffineMotion,
-    s_rel0: f64,
-    span: ContactSpan,
-    /// The kink indicator's side at the start.
-    start_side: bool,
-    rate: f64,
-    /// Where the samples stop, and the step's end.
-    limit: f64,
-    horizon: f64,
-}
-
-/// The secant root between `(t0, g0)` and `(t1, g1)`.
-#[inline(always)]
-fn secant((t0, g0): (f64, f64), (t1, g1): (f64, f64)) -> f64 {
-    t0 - g0 * (t1 - t0) / (g1 - g0)
-}
-
-impl<L: ContactLaw> AffineStretch<'_, L> {
-    /// The kink event function at `(x, v)`.
-    #[inline(always)]
-    fn kink(&self, (x, v): (f64, f64)) -> f64 {
-        left_side(self.law.kink_indicator(self.s_rel0 + x, v), self.start_side)
-    }
-
-    /// The stretch's end between the sample `(ta, a_state, ka)` and the sample `(tb, b_state,
-    /// kb)`, where the contact has `ended` or the kink event function `kb` is non-negative.
-    #[inline(always)]
-    fn locate_end(
-        &self,
-        (ta, a_state, ka): (f64, (f64, f64), f64),
-        (tb, b_state, kb): (f64, (f64, f64), f64),
-        ended: bool,
-        mut evaluations: u32,
-    ) -> super::adaptive::Stretch {
-        let mut seen = Evaluated::new(tb, b_state);
-        let mut stop = (tb, StretchEnd::Horizon);
-        // A stretch still heading in at `ta` that has left by `tb` turned back in between:
-        // its exit is the root after the turn, where the gap only grows, and the turn is
-        // where a kink indicator with |v| in it (ElastoGap's damper bound) is lowest. Such a
-        // graze, short against the period the samples follow (a strong pull out), passed
-        // its kinks unseen (half its impulse off) and, entered on the edge, met the closed
-        // form's rounding around the edge first and crept from there.
-        let heading_in = self.span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
-        let turn = (ended && heading_in).then(|| self.turn(ta, tb, &mut evaluations));
-        let kink_at_turn = turn
-            .filter(|_| kb < 0.0)
-            .map(|(turn, at_turn)| (turn, self.kink(at_turn)));
-        let (tb, kb) = match kink_at_turn {
-            Some((turn, k)) if k >= 0.0 => (turn, k),
-            _ => (tb, kb),
-        };
-        // The kink first: where the law leaves the region before the contact ends (ElastoGap's
-        // damper bound always does), the contact end is not sought at all.
-        if kb >= 0.0 {
-            let tau = self.kink_time(&mut seen, (ta, ka), (tb, kb), &mut evaluations);
-            stop = (tau, StretchEnd::Kink);
-        }
-        let at_stop = seen.at(stop.0).unwrap_or_else(|| {
-            evaluations += 1;
-            self.motion.at(stop.0)
-        });
-        if left_contact(self.span, at_stop) {
-            // A uniformly accelerated stretch ends at its located quadratic root, already
-            // on the far side.
-            let (rate, limit) = (self.rate, self.limit);
-            let tau = if rate == 0.0 && tb == limit && limit < self.horizon && stop.0 == tb {
-                limit
-            } else {
-                let from = turn.unwrap_or((ta, a_state));
-                self.exit_time(&mut seen, from, (stop.0, at_stop), &mut evaluations)
-            };
-            stop = (tau, StretchEnd::ContactEnd);
-        }
-        let end = seen.at(stop.0).unwrap_or_else(|| {
-            evaluations += 1;
-            self.motion.at(stop.0)
-        });
-        let (region, mass, a_ext) = (self.region, self.mass, self.a_ext);
-        finish(region, mass, a_ext, self.start, end, stop, evaluations)
-    }
-
-    /// Where the motion turns back out between `ta` and `tb`, and its state there.
-    #[inline(always)]
-    fn turn(&self, ta: f64, tb: f64, evaluations: &mut u32) -> (f64, (f64, f64)) {
-        let turn = newton_past(
-            |tau| {
-                *evaluations += 1;
-                let (x, v) = self.motion.at(tau);
-                let rate = self.span.outside_and_rate(x, v).1;
-                let turning = self
-                    .span
-                    .outside_and_rate(x, self.motion.acceleration(x, v))
-                    .1;
-                (rate, turning)
-            },
-            |rate| rate >= 0.0,
-            ta,
-            tb,
-            0.5 * (ta + tb),
-        );
-        *evaluations += 1;
-        (turn, self.motion.at(turn))
-    }
-
-    /// The far side of the kink between `(ta, ka)` and `(tb, kb)`.
-    #[inline(always)]
-    fn kink_time(
-        &self,
-        seen: &mut Evaluated<(f64, f64)>,
-        (ta, ka): (f64, f64),
-        (tb, kb): (f64, f64),
-        evaluations: &mut u32,
-    ) -> f64 {
-        newton_past(
-            |tau| {
-                *evaluations += 1;
-                let (x, v) = seen.keep(tau, self.motion.at(tau));
-                let s = self.s_rel0 + x;
-                let rate = self
-                    .law
-                    .kink_indicator_rate(s, v, self.motion.acceleration(x, v));
-                (self.law.kink_indicator(s, v), rate)
-            },
-            |g| kink_side(g) != self.start_side,
-            ta,
-            tb,
-            secant((ta, ka), (tb, kb)),
-        )
-    }
-
-    /// The far side of the contact end between `from` and `to` (instants and states).
-    #[inline(always)]
-    fn exit_time(
-        &self,
-        seen: &mut Evaluated<(f64, f64)>,
-        (from, at_from): (f64, (f64, f64)),
-        (to, at_to): (f64, (f64, f64)),
-        evaluations: &mut u32,
-    ) -> f64 {
-        newton_past(
-            |tau| {
-                *evaluations += 1;
-                let (x, v) = seen.keep(tau, self.motion.at(tau));
-                self.span.outside_and_rate(x, v)
-            },
-            |gap| gap >= 0.0,
-            from,
-            to,
-            secant(
-                (from, self.span.outside(at_from.0)),
-                (to, self.span.outside(at_to.0)),
-            ),
-        )
     }
 }
 
