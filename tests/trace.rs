@@ -204,17 +204,13 @@ struct Run {
     steps: usize,
 }
 
-fn set(inst: &mut Instance, name: &str, value: f64) -> Status {
-    inst.set_by_name(name, value)
-}
-
 impl Run {
     fn trace(&self, fmu: &Arc<Fmu>) -> Trace {
         let mut trace = Trace::new();
         let mut inst = Instance::new(fmu, "trace");
         let recorder = Recorder::new(&inst);
         for (name, value) in &self.settings {
-            trace.status(set(&mut inst, name, *value));
+            trace.status(inst.set_by_name(name, *value));
         }
         if self.table {
             trace.status(inst.set_string(
@@ -281,11 +277,11 @@ impl Run {
 
     fn set_inputs(&self, inst: &mut Instance, t: f64, s: [f64; 4], trace: &mut Trace) {
         for (name, value) in [("flange_b.s", s[0]), ("flange_b.v", s[1])] {
-            trace.status(set(inst, name, value));
+            trace.status(inst.set_by_name(name, value));
         }
         if self.friction {
-            trace.status(set(inst, "v_tx", 0.3 * (7.0 * t).cos()));
-            trace.status(set(inst, "v_ty", 0.1 * (3.0 * t).sin()));
+            trace.status(inst.set_by_name("v_tx", 0.3 * (7.0 * t).cos()));
+            trace.status(inst.set_by_name("v_ty", 0.1 * (3.0 * t).sin()));
         }
     }
 }

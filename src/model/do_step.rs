@@ -546,12 +546,7 @@ struct EnergyAccount {
 /// `h` (a division has three times a multiplication's latency), as `|integral| <= h *
 /// MEAN_LIMIT` keeps `integral / h` finite; the tangential port's work with them.
 #[inline(always)]
-pub(super) fn leaves_finite_means(
-    h: f64,
-    impulse: f64,
-    dissipated: f64,
-    tangential: &TangentialStep,
-) -> bool {
+fn leaves_finite_means(h: f64, impulse: f64, dissipated: f64, tangential: &TangentialStep) -> bool {
     let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
     impulse.abs() <= mean_bound
         && dissipated.abs() <= mean_bound
