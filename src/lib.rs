@@ -1,4 +1,4 @@
-//! ElastoGap: an FMI 2.0 co-simulation FMU of `Modelica.Mechanics.Translational.Components.ElastoGap`
+//! ElastoGap: an FMI 2.0 and FMI 3.0 co-simulation FMU of `Modelica.Mechanics.Translational.Components.ElastoGap`
 //! (Modelica Standard Library 4.1).
 //!
 //! - [`laws`]: the contact force laws behind one interface; pure Rust.
@@ -9,7 +9,8 @@
 //! - [`variables`]: the interface table, the single source of the get/set mapping, the
 //!   `modelDescription.xml` and the GUID.
 //! - [`snapshot`]: the serialized FMU state.
-//! - `fmi2`: the exported C ABI (co-simulation and Model Exchange), the only module with `unsafe`.
+//! - `fmi2`, `fmi3`: the exported C ABIs (co-simulation and Model Exchange), one per binary (cargo
+//!   features `fmi2`, the default, and `fmi3`), the only modules with `unsafe`.
 
 #![deny(unsafe_code)]
 
@@ -23,10 +24,17 @@ pub mod variables;
 #[cfg(test)]
 mod test_random;
 
-/// The exported C functions of both interfaces; public so that in-process tests can call them
-/// without a loader.
+/// The exported FMI 2.0 functions of both interfaces; public so that in-process tests can call
+/// them without a loader.
+#[cfg(feature = "fmi2")]
 #[allow(unsafe_code)]
 pub mod fmi2;
+
+/// The exported FMI 3.0 functions: co-simulation (early return, event mode, intermediate update)
+/// and Model Exchange.
+#[cfg(feature = "fmi3")]
+#[allow(unsafe_code)]
+pub mod fmi3;
 
 /// The GUID written into `modelDescription.xml`: a hash of the variable table.
 pub const GUID: &str = env!("ELASTOGAP_GUID");

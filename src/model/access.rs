@@ -76,7 +76,7 @@ impl ElastoGap {
             Var::SRel => motion().s,
             Var::VRel => motion().v,
             Var::Contact => f64::from(u8::from(match self.interface {
-                Interface::CoSimulation => forces().contact,
+                Interface::CoSimulation => self.contact_latch.unwrap_or_else(|| forces().contact),
                 Interface::ModelExchange => self.contact_at_event,
             })),
             Var::LossPower | Var::DerELoss => forces().loss_power,

@@ -54,6 +54,7 @@ impl ElastoGap {
     /// What the step did goes to `report`, which starts as the default; a caller stepping in a
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
+        self.contact_latch = None;
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());

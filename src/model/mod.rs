@@ -15,6 +15,8 @@
 //!   and what it keeps;
 //! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
 //!   or through an effective mass (dynamic);
+//! - `early_return`: a step that stops at the contact's first switch, and the switch in event
+//!   mode (FMI 3.0);
 //! - `prescribed`: the step of a motion the user declared prescribed;
 //! - `tangential`: the tangential force at an instant, and whether the friction sticks;
 //! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
@@ -39,6 +41,7 @@ use crate::variables::{by_var, Var};
 mod acceleration;
 mod access;
 mod do_step;
+mod early_return;
 mod master;
 mod model_exchange;
 mod normal_step;
@@ -52,6 +55,7 @@ mod tangential_step;
 mod tests;
 
 pub use acceleration::{AccelerationEstimate, SuppliedAccelerations, VelocityHistory};
+pub use early_return::{Switch, MAX_CUTS};
 pub use model_exchange::EventUpdate;
 pub use parameters::{Number, Parameters, RuleViolation};
 
@@ -126,6 +130,9 @@ pub struct ElastoGap {
     pub inputs_set: bool,
     /// Co-simulation: the contact's duration through the mass in use, for the short-step gate.
     pub contact_time: ContactTime,
+    /// Co-simulation, at a switch a step stopped at (FMI 3.0's early return): the value `contact`
+    /// reads there until the next step, before the switch or, once taken in event mode, after it.
+    pub contact_latch: Option<bool>,
 }
 
 /// The contact's duration (s) through `mass` (kg) at the relative `speed` (m/s) it was found for,
@@ -209,6 +216,7 @@ impl Default for ElastoGap {
             port_origin: 0.0,
             inputs_set: false,
             contact_time: ContactTime::default(),
+            contact_latch: None,
         }
     }
 }

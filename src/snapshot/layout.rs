@@ -199,6 +199,17 @@ fn which_held(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     *place = (code >= 0.0).then_some(code != 0.0);
 }
 
+/// `contact` latched at a switch a step stopped at: 0 none, 1 false, 2 true (0 in a state of a
+/// version without the latch, where these slots were written as zeros).
+fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
+    let mut code = match *place {
+        None => 0.0,
+        Some(contact) => 1.0 + f64::from(u8::from(contact)),
+    };
+    visitor(&mut code, Rule::whole(0..=2));
+    *place = (code > 0.0).then_some(code > 1.0);
+}
+
 /// A correction's pace as its code (0 to 2).
 fn pace(visitor: &mut Visitor<'_>, place: &mut Pace) {
     let mut code = place.code();
@@ -393,9 +404,10 @@ layout! {
     flag(model.coupling.episode.a_ext_known);
     real(model.coupling.unknown_answer);
     real(model.coupling.spent);
+    latch(model.contact_latch);
     // The other slots of a window of answers no part of the model keeps: written as zeros, read
     // and dropped, so that the format's size stays.
-    real([0.0f64; 4 * WINDOW]);
+    real([0.0f64; 4 * WINDOW - 1]);
     real(model.coupling.passive_speed);
     real(model.coupling.a_free);
 

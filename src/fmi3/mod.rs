@@ -1,0 +1,1 @@
+//! The FMI 3.0 C ABI (co-simulation and Model Exchange).
