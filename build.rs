@@ -230,6 +230,7 @@ fn model_variables() -> String {
     let mut out = String::new();
     for (index, v) in VARIABLES.iter().enumerate() {
         let causality = match v.causality {
+            Causality::Independent => "independent",
             Causality::Parameter => "parameter",
             Causality::Input => "input",
             Causality::Output => "output",
@@ -244,7 +245,7 @@ fn model_variables() -> String {
         // Parameters and inputs are set by the user (exact); everything else is computed.
         let initial = match v.causality {
             Causality::Parameter => " initial=\"exact\"",
-            Causality::Input => "",
+            Causality::Input | Causality::Independent => "",
             Causality::Output | Causality::Local => " initial=\"calculated\"",
         };
         let mut attributes = String::new();

@@ -77,6 +77,11 @@ pub enum Var {
     XiY,
     DerXiX,
     DerXiY,
+    Time,
+    IndicatorContact,
+    IndicatorKink,
+    IndicatorStickSlip,
+    IndicatorStictionCircle,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +95,8 @@ pub enum Kind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Causality {
+    /// Time, the one independent variable.
+    Independent,
     Parameter,
     Input,
     Output,
@@ -338,6 +345,8 @@ pub const TYPE_DEFINITIONS: [&Enumeration; 6] = [
 /// Value references are unique across all types so that a reference alone names a variable.
 #[rustfmt::skip]
 pub const VARIABLES: &[Variable] = &[
+    variable!(Time, "time", 0, Real, Independent, Continuous, None, Some("s"), Rule::Any, NO_DEPENDENCY,
+        "Simulation time"),
     variable!(C, "c", 1, Real, Parameter, Tunable, Some(1.0), Some("N/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
         "Spring constant (>= 0); used for the default reference force f_ref = c*s_ref"),
     variable!(D, "d", 2, Real, Parameter, Tunable, Some(1.0), Some("N.s/m"), Rule::AtLeast(0.0), NO_DEPENDENCY,
@@ -483,6 +492,16 @@ pub const VARIABLES: &[Variable] = &[
         "Time derivative of xi_x: v_tx while sticking inside the circle, its part along the circle on it, 0 slipping or out of contact"),
     variable!(DerXiY, "der(xi_y)", 75, Real, Local, Continuous, None, Some("m/s"), Rule::Any, ON_MOTION_AND_V_T,
         "Time derivative of xi_y"),
+    // The event indicators as variables, which FMI 3.0's model structure names (FMI 2.0 only counts
+    // them); their values are those of the indicator vector (EVENT_INDICATORS).
+    variable!(IndicatorContact, "eventIndicator.contact", 90, Real, Local, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
+        "Model Exchange's contact indicator: how far s_rel is outside the contact range; contact starts where it falls through 0 and ends where it rises through 0"),
+    variable!(IndicatorKink, "eventIndicator.kink", 91, Real, Local, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
+        "Model Exchange's indicator of the law's branch in contact (ElastoGap: |d*v_rel| + f_c, positive where the damper force is bounded by the spring force)"),
+    variable!(IndicatorStickSlip, "eventIndicator.stickSlip", 92, Real, Local, Continuous, None, Some("m/s"), Rule::Any, ON_MOTION_AND_V_T,
+        "Model Exchange's stick-slip indicator: |v_t| - v_s in contact with stick-slip, where the contact sticks or slips; 1 otherwise"),
+    variable!(IndicatorStictionCircle, "eventIndicator.stictionCircle", 93, Real, Local, Continuous, None, None, Rule::Any, ON_MOTION_AND_V_T,
+        "Model Exchange's stiction-circle indicator: while sticking, delta - |xi| inside the circle, or the slip's outward part on it; 1 otherwise"),
 ];
 
 /// The continuous states of Model Exchange, each with the variable that is its time derivative, in

@@ -637,9 +637,11 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
         }
         for (k, reference) in unknowns.iter().enumerate() {
             let variable = instance.variable(*reference, Kind::Real)?;
-            if !matches!(variable.causality, Causality::Output | Causality::Local) {
+            if !matches!(variable.causality, Causality::Output | Causality::Local)
+                || !ElastoGap::has_partials(variable.var)
+            {
                 return Err(error(format!(
-                    "{} is not an output, local or state derivative; unknowns must be",
+                    "{} is not an output, local or state derivative with partial derivatives; unknowns must be",
                     variable.name
                 )));
             }

@@ -134,13 +134,13 @@ impl Instance {
     /// fmi2ExitInitializationMode, and refusing that would refuse the FMU there.
     fn check_settable(&self, variable: &Variable, value: f64) -> Outcome {
         match variable.causality {
-            Causality::Output | Causality::Local => Err(error(format!(
+            Causality::Output | Causality::Local | Causality::Independent => Err(error(format!(
                 "{} is {}; only parameters and inputs can be set",
                 variable.name,
-                if variable.causality == Causality::Output {
-                    "an output"
-                } else {
-                    "a local variable"
+                match variable.causality {
+                    Causality::Output => "an output",
+                    Causality::Independent => "the independent variable (set through fmi2SetTime)",
+                    _ => "a local variable",
                 }
             ))),
             Causality::Parameter

@@ -15,6 +15,11 @@ impl ElastoGap {
         let forces = || self.forces();
         let motion = || self.motion();
         match var {
+            Var::Time => self.time,
+            Var::IndicatorContact => self.event_indicators()[0],
+            Var::IndicatorKink => self.event_indicators()[1],
+            Var::IndicatorStickSlip => self.event_indicators()[2],
+            Var::IndicatorStictionCircle => self.event_indicators()[3],
             Var::C => p.spring.c,
             Var::D => p.spring.d,
             Var::SRel0 => p.spring.s_rel0,
@@ -206,7 +211,14 @@ impl ElastoGap {
             | Var::XiX
             | Var::XiY
             | Var::DerXiX
-            | Var::DerXiY => unreachable!("the FMI layer sets only parameters and inputs"),
+            | Var::DerXiY
+            | Var::Time
+            | Var::IndicatorContact
+            | Var::IndicatorKink
+            | Var::IndicatorStickSlip
+            | Var::IndicatorStictionCircle => {
+                unreachable!("the FMI layer sets only parameters and inputs")
+            }
         }
     }
 

@@ -12,6 +12,19 @@ impl ElastoGap {
     /// Partial derivative of an output, local or state derivative with respect to a known (an
     /// input, or a continuous state in Model Exchange) at the current motion; 0 for pairs without
     /// a direct dependence.
+    /// Whether [`Self::partial_derivative`] knows `output`'s slopes: not those of the event
+    /// indicators (a solver locates their roots, it does not differentiate them) or of time.
+    pub fn has_partials(output: Var) -> bool {
+        !matches!(
+            output,
+            Var::Time
+                | Var::IndicatorContact
+                | Var::IndicatorKink
+                | Var::IndicatorStickSlip
+                | Var::IndicatorStictionCircle
+        )
+    }
+
     pub fn partial_derivative(&self, output: Var, input: Var) -> f64 {
         let model_exchange = self.interface == Interface::ModelExchange;
         if input == Var::ELoss {
