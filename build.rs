@@ -1,53 +1,71 @@
-//! Writes `$OUT_DIR/modelDescription.xml` from `modelDescription.xml.in` and the variable table in
-//! `src/variables.rs`, and hands the GUID (a hash of that table) to the library as `ELASTOGAP_GUID`.
+//! Writes, from the variable table in `src/variables.rs`, `$OUT_DIR/modelDescription.xml` (FMI 2.0,
+//! template `modelDescription.xml.in`), `$OUT_DIR/modelDescription3.xml` (FMI 3.0, template
+//! `modelDescription3.xml.in`) and `$OUT_DIR/terminalsAndIcons.xml` (FMI 3.0), and hands the GUID (a
+//! hash of that table, also FMI 3.0's instantiation token) to the library as `ELASTOGAP_GUID`.
 
 #[path = "src/variables.rs"]
 #[allow(dead_code)]
 mod variables;
 
+#[path = "build/common_xml.rs"]
+mod common_xml;
+#[path = "build/fmi2_xml.rs"]
+mod fmi2_xml;
+#[path = "build/fmi3_xml.rs"]
+mod fmi3_xml;
+#[path = "build/terminals.rs"]
+mod terminals;
+
 use sha2::{Digest, Sha256};
-use std::fmt::Write as _;
 use std::{env, fs, path::PathBuf};
-use variables::{
-    Causality, Dependency, Kind, Rule, Var, Variability, EVENT_INDICATORS, STATES,
-    TYPE_DEFINITIONS, UNITS, VARIABLES,
-};
 
 fn main() {
     println!("cargo:rerun-if-changed=src/variables.rs");
+    println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=modelDescription.xml.in");
+    println!("cargo:rerun-if-changed=modelDescription3.xml.in");
     println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
 
     let guid = guid_of(&variables::interface_fingerprint());
     println!("cargo:rustc-env=ELASTOGAP_GUID={guid}");
-
-    let template =
-        fs::read_to_string("modelDescription.xml.in").expect("read modelDescription.xml.in");
-    let xml = template
-        .replace("@GUID@", &guid)
-        .replace("@VERSION@", env!("CARGO_PKG_VERSION"))
-        .replace(
-            "@GENERATION_TOOL@",
-            &format!("elastogap {} build.rs", env!("CARGO_PKG_VERSION")),
-        )
-        .replace("@GENERATION_DATE@", &generation_date())
-        .replace("@UNIT_DEFINITIONS@", &unit_definitions())
-        .replace("@TYPE_DEFINITIONS@", &type_definitions())
-        .replace("@MODEL_VARIABLES@", &model_variables())
-        .replace(
-            "@NUMBER_OF_EVENT_INDICATORS@",
-            &EVENT_INDICATORS.len().to_string(),
-        )
-        .replace("@OUTPUTS@", &outputs())
-        .replace("@DERIVATIVES@", &derivatives())
-        .replace("@INITIAL_UNKNOWNS@", &initial_unknowns());
-    assert!(
-        !xml.contains('@'),
-        "a placeholder in modelDescription.xml.in was not filled"
-    );
+    let date = generation_date();
+    let header = |template: &str| {
+        template
+            .replace("@GUID@", &guid)
+            .replace("@VERSION@", env!("CARGO_PKG_VERSION"))
+            .replace(
+                "@GENERATION_TOOL@",
+                &format!("elastogap {} build.rs", env!("CARGO_PKG_VERSION")),
+            )
+            .replace("@GENERATION_DATE@", &date)
+    };
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
-    fs::write(out_dir.join("modelDescription.xml"), xml).expect("write modelDescription.xml");
+    for (template, output, fill) in [
+        (
+            "modelDescription.xml.in",
+            "modelDescription.xml",
+            fmi2_xml::model_description as fn(&str, &dyn Fn(&str) -> String) -> String,
+        ),
+        (
+            "modelDescription3.xml.in",
+            "modelDescription3.xml",
+            fmi3_xml::model_description,
+        ),
+    ] {
+        let text = fs::read_to_string(template).unwrap_or_else(|e| panic!("read {template}: {e}"));
+        let xml = fill(&text, &header);
+        assert!(
+            !xml.contains('@'),
+            "a placeholder in {template} was not filled"
+        );
+        fs::write(out_dir.join(output), xml).unwrap_or_else(|e| panic!("write {output}: {e}"));
+    }
+    fs::write(
+        out_dir.join("terminalsAndIcons.xml"),
+        terminals::terminals_and_icons(),
+    )
+    .expect("write terminalsAndIcons.xml");
     restrict_exports_to_fmi(&out_dir);
 }
 
@@ -194,246 +212,4 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn unit_definitions() -> String {
-    let mut out = String::new();
-    for (name, kg, m, s) in UNITS {
-        let mut exponents = String::new();
-        for (symbol, exponent) in [("kg", kg), ("m", m), ("s", s)] {
-            if *exponent != 0 {
-                write!(exponents, " {symbol}=\"{exponent}\"").unwrap();
-            }
-        }
-        writeln!(
-            out,
-            "    <Unit name=\"{}\">\n      <BaseUnit{exponents}/>\n    </Unit>",
-            xml_escape(name)
-        )
-        .unwrap();
-    }
-    out.trim_end().to_string()
-}
-
-/// `<SimpleType>` elements of the Enumeration types; items are valued from 1 in table order.
-fn type_definitions() -> String {
-    let mut out = String::new();
-    for enumeration in TYPE_DEFINITIONS {
-        writeln!(
-            out,
-            "    <SimpleType name=\"{}\" description=\"{}\">\n      <Enumeration>",
-            xml_escape(enumeration.name),
-            xml_escape(enumeration.description)
-        )
-        .unwrap();
-        for (value, (name, description)) in (1..).zip(enumeration.items) {
-            writeln!(
-                out,
-                "        <Item name=\"{}\" value=\"{value}\" description=\"{}\"/>",
-                xml_escape(name),
-                xml_escape(description)
-            )
-            .unwrap();
-        }
-        writeln!(out, "      </Enumeration>\n    </SimpleType>").unwrap();
-    }
-    out.trim_end().to_string()
-}
-
-fn format_real(x: f64) -> String {
-    // `{:?}` is the shortest text that reads back to the same f64.
-    format!("{x:?}")
-}
-
-fn model_variables() -> String {
-    let mut out = String::new();
-    for (index, v) in VARIABLES.iter().enumerate() {
-        let causality = match v.causality {
-            Causality::Independent => "independent",
-            Causality::Parameter => "parameter",
-            Causality::Input => "input",
-            Causality::Output => "output",
-            Causality::Local => "local",
-        };
-        let variability = match v.variability {
-            Variability::Fixed => "fixed",
-            Variability::Tunable => "tunable",
-            Variability::Discrete => "discrete",
-            Variability::Continuous => "continuous",
-        };
-        // Parameters and inputs are set by the user (exact); everything else is computed.
-        let initial = match v.causality {
-            Causality::Parameter => " initial=\"exact\"",
-            Causality::Input | Causality::Independent => "",
-            Causality::Output | Causality::Local => " initial=\"calculated\"",
-        };
-        let mut attributes = String::new();
-        match (v.kind, v.declared_type) {
-            (Kind::Real, _) => {
-                if let Some(unit) = v.unit {
-                    write!(attributes, " unit=\"{}\"", xml_escape(unit)).unwrap();
-                }
-                if let Some((state, _)) = STATES.iter().find(|(_, derivative)| *derivative == v.var)
-                {
-                    write!(attributes, " derivative=\"{}\"", index_of(*state)).unwrap();
-                }
-                match v.rule {
-                    Rule::AtLeast(bound) => {
-                        write!(attributes, " min=\"{}\"", format_real(bound)).unwrap()
-                    }
-                    Rule::Within(lo, hi) => write!(
-                        attributes,
-                        " min=\"{}\" max=\"{}\"",
-                        format_real(lo),
-                        format_real(hi)
-                    )
-                    .unwrap(),
-                    // The XML's bounds are inclusive: the open lower one is only in the rule.
-                    Rule::PositiveAtMost(hi) => {
-                        write!(attributes, " max=\"{}\"", format_real(hi)).unwrap()
-                    }
-                    _ => {}
-                }
-                if let Some(start) = v.start {
-                    write!(attributes, " start=\"{}\"", format_real(start)).unwrap();
-                }
-            }
-            (Kind::Integer, Some(declared)) => {
-                write!(
-                    attributes,
-                    " declaredType=\"{}\"",
-                    xml_escape(declared.name)
-                )
-                .unwrap();
-                if let Some(start) = v.start {
-                    write!(attributes, " start=\"{}\"", start as i64).unwrap();
-                }
-            }
-            (Kind::Integer, None) => {
-                if let Rule::Range(lo, hi) = v.rule {
-                    write!(attributes, " min=\"{lo}\" max=\"{hi}\"").unwrap();
-                }
-                if let Some(start) = v.start {
-                    write!(attributes, " start=\"{}\"", start as i64).unwrap();
-                }
-            }
-            (Kind::Boolean, _) => {
-                if let Some(start) = v.start {
-                    let text = if start != 0.0 { "true" } else { "false" };
-                    write!(attributes, " start=\"{text}\"").unwrap();
-                }
-            }
-            // The one String parameter starts empty (a parameter must have a start value).
-            (Kind::String, _) => attributes.push_str(" start=\"\""),
-        }
-        let element = match v.kind {
-            Kind::Real => "Real",
-            Kind::Integer if v.declared_type.is_some() => "Enumeration",
-            Kind::Integer => "Integer",
-            Kind::Boolean => "Boolean",
-            Kind::String => "String",
-        };
-        writeln!(
-            out,
-            "    <!-- index {} -->\n    <ScalarVariable name=\"{}\" valueReference=\"{}\" description=\"{}\" causality=\"{causality}\" variability=\"{variability}\"{initial}>\n      <{element}{attributes}/>\n    </ScalarVariable>",
-            index + 1,
-            xml_escape(v.name),
-            v.value_reference,
-            xml_escape(v.description),
-        )
-        .unwrap();
-    }
-    out.trim_end().to_string()
-}
-
-fn index_of(var: Var) -> usize {
-    VARIABLES
-        .iter()
-        .position(|v| v.var == var)
-        .expect("variable in table")
-        + 1
-}
-
-fn outputs() -> String {
-    unknowns(
-        VARIABLES
-            .iter()
-            .filter(|v| v.causality == Causality::Output),
-    )
-}
-
-/// The state derivatives of Model Exchange, in the order of `STATES`.
-fn derivatives() -> String {
-    unknowns(
-        STATES
-            .iter()
-            .map(|(_, derivative)| variables::by_var(*derivative)),
-    )
-}
-
-/// `<Unknown>` elements with the dependencies of the table.
-fn unknowns<'a>(list: impl Iterator<Item = &'a variables::Variable>) -> String {
-    let mut out = String::new();
-    for v in list {
-        let mut pairs: Vec<(usize, &str)> = v
-            .depends_on
-            .iter()
-            .map(|dependency| match dependency {
-                Dependency::Constant(known) => (index_of(*known), "constant"),
-                Dependency::Dependent(known) => (index_of(*known), "dependent"),
-            })
-            .collect();
-        pairs.sort_unstable();
-        let indices: Vec<String> = pairs.iter().map(|(i, _)| i.to_string()).collect();
-        let kinds: Vec<&str> = pairs.iter().map(|(_, k)| *k).collect();
-        if pairs.is_empty() {
-            writeln!(
-                out,
-                "      <Unknown index=\"{}\" dependencies=\"\"/> <!-- {} -->",
-                index_of(v.var),
-                v.name
-            )
-            .unwrap();
-        } else {
-            writeln!(
-                out,
-                "      <Unknown index=\"{}\" dependencies=\"{}\" dependenciesKind=\"{}\"/> <!-- {} -->",
-                index_of(v.var),
-                indices.join(" "),
-                kinds.join(" "),
-                v.name
-            )
-            .unwrap();
-        }
-    }
-    out.trim_end().to_string()
-}
-
-/// All outputs, continuous states and state derivatives are calculated at initialization, in
-/// the order of their indices. Their dependencies are left out, which declares a dependence on
-/// all knowns: during initialization those include the parameters.
-fn initial_unknowns() -> String {
-    let mut out = String::new();
-    let is_derivative = |var: Var| STATES.iter().any(|(_, derivative)| *derivative == var);
-    let is_state = |var: Var| STATES.iter().any(|(state, _)| *state == var);
-    for v in VARIABLES
-        .iter()
-        .filter(|v| v.causality == Causality::Output || is_derivative(v.var) || is_state(v.var))
-    {
-        writeln!(
-            out,
-            "      <Unknown index=\"{}\"/> <!-- {} -->",
-            index_of(v.var),
-            v.name
-        )
-        .unwrap();
-    }
-    out.trim_end().to_string()
 }

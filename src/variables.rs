@@ -533,6 +533,18 @@ pub enum EventIndicator {
     StictionCircle,
 }
 
+impl EventIndicator {
+    /// The variable that carries this indicator's value (FMI 3.0's `<EventIndicator>` names it).
+    pub const fn var(self) -> Var {
+        match self {
+            EventIndicator::Contact => Var::IndicatorContact,
+            EventIndicator::Kink => Var::IndicatorKink,
+            EventIndicator::StickSlip => Var::IndicatorStickSlip,
+            EventIndicator::StictionCircle => Var::IndicatorStictionCircle,
+        }
+    }
+}
+
 pub const EVENT_INDICATORS: [EventIndicator; 4] = [
     EventIndicator::Contact,
     EventIndicator::Kink,

@@ -930,6 +930,9 @@ const CASES: &[(&str, Case)] = &[
     ("set-local", |fmu| {
         call(fmu, running, |i| i.set_real(&[vr(Var::FC)], &[0.0]))
     }),
+    ("set-time", |fmu| {
+        call(fmu, running, |i| i.set_real(&[vr(Var::Time)], &[1.0]))
+    }),
     ("fixed-parameter-while-running", |fmu| {
         call(fmu, running, |i| set(i, Var::UseHeatPort, 1.0))
     }),
@@ -1344,6 +1347,13 @@ const CASES: &[(&str, Case)] = &[
     ("directional-derivative-unknown", |fmu| {
         call(fmu, running, |i| {
             i.get_directional_derivative(&[vr(Var::FlangeAS)], &[vr(Var::FlangeBS)], &[1.0])
+                .0
+        })
+    }),
+    ("directional-derivative-indicator", |fmu| {
+        call(fmu, running, |i| {
+            let unknowns = [vr(Var::IndicatorContact)];
+            i.get_directional_derivative(&unknowns, &[vr(Var::FlangeBS)], &[1.0])
                 .0
         })
     }),

@@ -99,6 +99,9 @@ impl Recorder {
             .iter()
             .filter(|v| v.var_type == VarType::Real)
             .filter(|v| v.causality == "output" || v.causality == "local")
+            // The event indicators' variables are the indicator vector the Model Exchange runs
+            // step on; recorded here they would only repeat it.
+            .filter(|v| !v.name.starts_with("eventIndicator."))
             .map(|v| v.value_reference)
             .collect();
         Recorder {

@@ -37,11 +37,12 @@ def cargo_package_id():
     return package_ids[0]
 
 
-def cargo_build(library_suffix):
-    """Builds the release cdylib; returns (path of the cdylib, out_dir of the build script)."""
+def cargo_build(library_suffix, features=()):
+    """Builds the release cdylib with the cargo arguments `features` (the FMI layer); returns (path of
+    the cdylib, out_dir of the build script)."""
     command = [
         "cargo", "build", "--release", "--message-format=json-render-diagnostics",
-        "--package", PACKAGE, "--lib",
+        "--package", PACKAGE, "--lib", *features,
     ]
     environment = dict(os.environ)
     if library_suffix == ".so" and platform.machine() == "x86_64":
@@ -66,11 +67,11 @@ def cargo_build(library_suffix):
     return run_cargo(command, working_dir, environment, library_suffix)
 
 
-def cargo_build_win64():
+def cargo_build_win64(features=()):
     """Cross-builds the release cdylib for win64; returns (path of the DLL, out_dir of the build script)."""
     command = [
         "bash", str(ROOT / "packaging" / "win64_cargo.sh"), "build", "--release",
-        "--message-format=json-render-diagnostics", "--package", PACKAGE, "--lib",
+        "--message-format=json-render-diagnostics", "--package", PACKAGE, "--lib", *features,
     ]
     # win64_cargo.sh checks the toolchain first and names what is missing; its exit status says it.
     check = subprocess.run(command[:2] + ["--check-toolchain"], capture_output=True, text=True)
@@ -111,6 +112,18 @@ def run_cargo(command, working_dir, environment, library_suffix):
     if out_dir is None:
         raise PackagingError(f"cargo reported no build-script run (out_dir) for {PACKAGE}")
     return cdylib, out_dir
+
+
+def keep_build(cdylib, out_dir, folder, library_name):
+    """Copies a build's library and the XML files its build script wrote into `folder`, right after
+    the build: the FMI 2.0 and FMI 3.0 builds write the same target/.../libelastogap.so. Returns the
+    copied library."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("modelDescription.xml", "modelDescription3.xml", "terminalsAndIcons.xml"):
+        shutil.copyfile(out_dir / name, folder / name)
+    kept = folder / library_name
+    shutil.copyfile(cdylib, kept)
+    return kept
 
 
 def install_binary(built, stage, platform_dir, file_name):

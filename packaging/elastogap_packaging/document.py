@@ -19,6 +19,22 @@ PLATFORM_NOTES = {
              f"Windows' own",
     "darwin64": "x86-64 macOS",
 }
+# The same platforms under FMI 3.0's platform tuples.
+PLATFORM_NOTES.update({"x86_64-linux": PLATFORM_NOTES["linux64"], "x86_64-windows": PLATFORM_NOTES["win64"],
+                       "x86_64-darwin": PLATFORM_NOTES["darwin64"]})
+# The FMI 2.0 functions the shared prose names, as FMI 3.0 calls them, for the FMI 3.0 FMU's page.
+FMI3_NAMES = {
+    "fmi2GetReal": "fmi3GetFloat64",
+    "fmi2GetDerivatives": "fmi3GetContinuousStateDerivatives",
+    "fmi2NewDiscreteStates": "fmi3UpdateDiscreteStates",
+    "fmi2CompletedIntegratorStep": "fmi3CompletedIntegratorStep",
+    "fmi2DoStep": "fmi3DoStep",
+    "fmi2ExitInitializationMode": "fmi3ExitInitializationMode",
+    "fmi2GetContinuousStates": "fmi3GetContinuousStates",
+    "fmi2SetContinuousStates": "fmi3SetContinuousStates",
+    "fmi2OK": "fmi3OK",
+    "fmi2Warning": "fmi3Warning",
+}
 CURVE_COLORS = ["#c62828", "#ef6c00", "#212121", "#2e7d32", "#1565c0", "#6a1b9a", "#00838f"]
 # Pixel sizes of the plots in the page, at 100 dots per inch.
 DPI = 100
@@ -43,8 +59,8 @@ def pyplot():
     return plt
 
 
-def draw_icon(size=256):
-    """model.png: flange_a (filled), spring over damper in parallel, a gap, flange_b (open), in
+def draw_icon(size=256, image_format="png"):
+    """model.png (and FMI 3.0's terminalsAndIcons/icon.png and icon.svg): flange_a (filled), spring over damper in parallel, a gap, flange_b (open), in
     Modelica's icon coordinates (x, y in [-100, 100], y up)."""
     from matplotlib.patches import Rectangle
 
@@ -90,10 +106,11 @@ def draw_icon(size=256):
     # Flanges as in the Modelica Standard Library: flange_a filled, flange_b open, both green.
     box(-100, -10, -80, 10, fill=green, border=green, width=2.0)
     box(80, -10, 100, 10, fill="white", border=green, width=2.0)
-    png = io.BytesIO()
-    figure.savefig(png, format="png", dpi=DPI, transparent=True, metadata={"Software": None})
+    image = io.BytesIO()
+    metadata = {"Software": None} if image_format == "png" else {"Date": None}
+    figure.savefig(image, format=image_format, dpi=DPI, transparent=True, metadata=metadata)
     plt.close(figure)
-    return png.getvalue()
+    return image.getvalue()
 
 
 def line_plot_svg(x_values, curves, x_label, y_label, legend_label, size, legend_outside=False,
@@ -190,8 +207,9 @@ def render_index(md, platforms, force_plot, law_plots, friction_plots):
 
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    return environment.get_template("index.html").render(
+    page = environment.get_template("index.html").render(
         md=md,
+        fmi3=md.is_fmi3,
         platforms=[(name, PLATFORM_NOTES.get(name, name)) for name in platforms],
         force_plot=force_plot,
         law_plots=law_plots,
@@ -199,17 +217,40 @@ def render_index(md, platforms, force_plot, law_plots, friction_plots):
         law_spring=LAW_PLOT_SPRING,
         touchdown_speed=LAW_PLOT_TOUCHDOWN_SPEED,
     )
+    if md.is_fmi3:
+        for fmi2_name, fmi3_name in FMI3_NAMES.items():
+            page = page.replace(fmi2_name, fmi3_name)
+    return page
 
 
-def write_documentation(stage, md, platforms):
-    """documentation/index.html and its plots, and the icon model.png, into the staging folder."""
+def write_icons(stage, md):
+    """model.png as FMI 2.0 has it; FMI 3.0 also wants it as terminalsAndIcons/icon.png (with an SVG
+    beside it), where its terminalsAndIcons.xml places it."""
     (stage / "model.png").write_bytes(draw_icon())
+    if md.is_fmi3:
+        icons = stage / "terminalsAndIcons"
+        icons.mkdir(exist_ok=True)
+        (icons / "icon.png").write_bytes(draw_icon())
+        (icons / "icon.svg").write_bytes(draw_icon(image_format="svg"))
+
+
+def write_documentation(stage, md, platforms, plots=None):
+    """documentation/index.html and its plots, and the icons, into the staging folder. The plots are
+    sampled through the binary in `stage`, or, given `plots` (what an earlier call returned), copied
+    from that call's folder. Returns what a later call can copy."""
+    write_icons(stage, md)
     documentation = stage / "documentation"
     documentation.mkdir(exist_ok=True)
-    force_plot, law_plots, friction_plots = write_plots(stage, md, documentation)
+    if plots is None:
+        force_plot, law_plots, friction_plots = write_plots(stage, md, documentation)
+    else:
+        source, (force_plot, law_plots, friction_plots) = plots
+        for plot in [force_plot, *law_plots, *friction_plots]:
+            (documentation / plot["file"]).write_bytes((source / plot["file"]).read_bytes())
     # Drawn through the packaged FMU by tools/coupling_map.py (a minute of co-simulations), so kept
     # in the repository and copied here.
     (documentation / "coupling_mass_error.png").write_bytes(
         (ROOT / "docs" / "coupling" / "mass_error.png").read_bytes())
     (documentation / "index.html").write_text(render_index(md, platforms, force_plot, law_plots, friction_plots),
                                               encoding="utf-8")
+    return documentation, (force_plot, law_plots, friction_plots)

@@ -12,11 +12,16 @@ from . import PackagingError
 
 
 class ModelDescription:
+    """FMI 2.0 or FMI 3.0 (`fmi_version`); the variables as dictionaries with the same keys in both, the
+    type as the element's name (`Real` in FMI 2.0, `Float64` in FMI 3.0)."""
+
     def __init__(self, path):
         self.path = path
         root = ET.parse(path).getroot()
         self.attributes = dict(root.attrib)
-        self.guid = root.get("guid")
+        self.fmi_version = root.get("fmiVersion")
+        self.is_fmi3 = self.fmi_version.startswith("3.")
+        self.guid = root.get("instantiationToken" if self.is_fmi3 else "guid")
         self.model_name = root.get("modelName")
         co_simulation = root.find("CoSimulation")
         if co_simulation is None:
@@ -24,7 +29,10 @@ class ModelDescription:
         self.co_simulation = dict(co_simulation.attrib)
         model_exchange = root.find("ModelExchange")
         self.model_exchange = dict(model_exchange.attrib) if model_exchange is not None else None
-        self.number_of_event_indicators = int(root.get("numberOfEventIndicators", "0"))
+        if self.is_fmi3:
+            self.number_of_event_indicators = len(root.findall("ModelStructure/EventIndicator"))
+        else:
+            self.number_of_event_indicators = int(root.get("numberOfEventIndicators", "0"))
         self.model_identifier = co_simulation.get("modelIdentifier")
         if self.model_exchange is not None and self.model_exchange.get("modelIdentifier") != self.model_identifier:
             raise PackagingError(f"{path}: <ModelExchange> and <CoSimulation> name different binaries; one serves both")
@@ -36,17 +44,27 @@ class ModelDescription:
             (category.get("name"), category.get("description", ""))
             for category in root.iterfind("LogCategories/Category")
         ]
-        self.variables = [
-            self._variable(index, element)
-            for index, element in enumerate(root.iterfind("ModelVariables/ScalarVariable"), start=1)
-        ]
-        by_index = {v["index"]: v for v in self.variables}
-        # Output name -> names of the variables it depends on directly; None where not declared.
+        if self.is_fmi3:
+            self.variables = [self._variable3(index, element)
+                              for index, element in enumerate(root.find("ModelVariables"), start=1)]
+        else:
+            self.variables = [
+                self._variable(index, element)
+                for index, element in enumerate(root.iterfind("ModelVariables/ScalarVariable"), start=1)
+            ]
+        self._read_feedthrough(root)
+
+    def _read_feedthrough(self, root):
+        """Output name -> names of the variables it depends on directly; None where not declared.
+        FMI 2.0 names them by index, FMI 3.0 by value reference."""
+        key = "valueReference" if self.is_fmi3 else "index"
+        by_key = {v[key]: v for v in self.variables}
         self.direct_feedthrough = {}
-        for unknown in root.iterfind("ModelStructure/Outputs/Unknown"):
+        path = "ModelStructure/Output" if self.is_fmi3 else "ModelStructure/Outputs/Unknown"
+        for unknown in root.iterfind(path):
             dependencies = unknown.get("dependencies")
-            names = None if dependencies is None else [by_index[int(i)]["name"] for i in dependencies.split()]
-            self.direct_feedthrough[by_index[int(unknown.get("index"))]["name"]] = names
+            names = None if dependencies is None else [by_key[int(i)]["name"] for i in dependencies.split()]
+            self.direct_feedthrough[by_key[int(unknown.get(key))]["name"]] = names
 
     @staticmethod
     def _variable(index, element):
@@ -65,6 +83,28 @@ class ModelDescription:
             "start": typed.get("start", ""),
             "min": typed.get("min", ""),
             "max": typed.get("max", ""),
+        }
+
+    @staticmethod
+    def _variable3(index, element):
+        """An FMI 3.0 variable: the type is the element, a String's start its <Start> child."""
+        start = element.get("start")
+        if start is None and element.find("Start") is not None:
+            start = element.find("Start").get("value", "")
+        floating = element.tag in ("Float32", "Float64")
+        return {
+            "index": index,
+            "name": element.get("name"),
+            "valueReference": int(element.get("valueReference")),
+            "description": element.get("description", ""),
+            "causality": element.get("causality", "local"),
+            "variability": element.get("variability", "continuous" if floating else "discrete"),
+            "initial": element.get("initial", ""),
+            "type": element.tag,
+            "unit": element.get("unit", ""),
+            "start": start or "",
+            "min": element.get("min", ""),
+            "max": element.get("max", ""),
         }
 
     def variable(self, name):

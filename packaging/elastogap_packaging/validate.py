@@ -1,4 +1,6 @@
-"""Checks of the packed FMU: the binaries' export and import tables, FMPy's validation, fmutool.
+"""Checks of the packed FMUs: the binaries' export and import tables, FMPy's validation, fmutool, and
+for FMI 3.0 the schema check of modelDescription.xml and terminalsAndIcons.xml (xmlschema, against the
+standard's XSDs that FMPy ships) and that every terminal member is a variable the terminal may hold.
 
 The tables are read with parsers made for the formats, pyelftools for ELF and pefile for PE, the
 same checks tests/exports.rs makes with the `object` crate.
@@ -29,6 +31,26 @@ fmi2SetTime fmi2SetContinuousStates fmi2GetDerivatives fmi2GetEventIndicators fm
 fmi2GetNominalsOfContinuousStates
 """.split())
 
+# Every function of fmi3Functions.h (FMI 3.0): the FMI 3.0 binary exports all of them, those of the
+# capabilities it lacks (Scheduled Execution, clocks, the types it has no variable of) returning
+# fmi3Error, for the same reason.
+FMI3_TYPES = "Float32 Float64 Int8 UInt8 Int16 UInt16 Int32 UInt32 Int64 UInt64 Boolean String Binary Clock".split()
+FMI3_FUNCTIONS = frozenset("""
+fmi3GetVersion fmi3SetDebugLogging fmi3InstantiateModelExchange fmi3InstantiateCoSimulation
+fmi3InstantiateScheduledExecution fmi3FreeInstance fmi3EnterInitializationMode fmi3ExitInitializationMode
+fmi3EnterEventMode fmi3Terminate fmi3Reset fmi3GetNumberOfVariableDependencies fmi3GetVariableDependencies
+fmi3GetFMUState fmi3SetFMUState fmi3FreeFMUState fmi3SerializedFMUStateSize fmi3SerializeFMUState
+fmi3DeserializeFMUState fmi3GetDirectionalDerivative fmi3GetAdjointDerivative fmi3EnterConfigurationMode
+fmi3ExitConfigurationMode fmi3GetIntervalDecimal fmi3GetIntervalFraction fmi3GetShiftDecimal
+fmi3GetShiftFraction fmi3SetIntervalDecimal fmi3SetIntervalFraction fmi3SetShiftDecimal fmi3SetShiftFraction
+fmi3EvaluateDiscreteStates fmi3UpdateDiscreteStates fmi3EnterContinuousTimeMode fmi3CompletedIntegratorStep
+fmi3SetTime fmi3SetContinuousStates fmi3GetContinuousStateDerivatives fmi3GetEventIndicators
+fmi3GetContinuousStates fmi3GetNominalsOfContinuousStates fmi3GetNumberOfEventIndicators
+fmi3GetNumberOfContinuousStates fmi3EnterStepMode fmi3GetOutputDerivatives fmi3DoStep fmi3ActivateModelPartition
+""".split() + [f"fmi3{verb}{type_name}" for verb in ("Get", "Set") for type_name in FMI3_TYPES])
+
+FUNCTIONS = {"2.0": FMI2_FUNCTIONS, "3.0": FMI3_FUNCTIONS}
+
 # What a DLL loaded by LoadLibrary beside nothing else may import: DLLs every Windows 10 has. A MinGW
 # runtime DLL (libgcc_s_seh-1.dll, libwinpthread-1.dll) is absent on users' machines and makes the
 # load fail with error 126; api-ms-win-* are API sets the loader resolves itself.
@@ -39,13 +61,14 @@ WINDOWS_SYSTEM_DLLS = {
 }
 
 
-def require_exactly_fmi2(library, exports):
-    missing = sorted(FMI2_FUNCTIONS - set(exports))
-    extra = sorted(set(exports) - FMI2_FUNCTIONS)
+def require_exactly(library, exports, fmi_version):
+    functions = FUNCTIONS[fmi_version]
+    missing = sorted(functions - set(exports))
+    extra = sorted(set(exports) - functions)
     if missing or extra:
         raise PackagingError(
-            f"{library.name} exports the wrong symbols: missing {missing}, not FMI 2.0 {extra} "
-            f"(importers such as fmusim need all {len(FMI2_FUNCTIONS)}, and nothing else should be exported)"
+            f"{library.name} exports the wrong symbols: missing {missing}, not FMI {fmi_version} {extra} "
+            f"(importers such as fmusim need all {len(functions)}, and nothing else should be exported)"
         )
 
 
@@ -68,9 +91,9 @@ def elf_exports(library):
         raise PackagingError(f"{library.name} is not a readable ELF file: {error}") from error
 
 
-def check_linux_library(library):
-    require_exactly_fmi2(library, elf_exports(library))
-    say(f"linux binary exports exactly the {len(FMI2_FUNCTIONS)} FMI 2.0 functions of both interfaces")
+def check_linux_library(library, fmi_version):
+    require_exactly(library, elf_exports(library), fmi_version)
+    say(f"{library.name} exports exactly the {len(FUNCTIONS[fmi_version])} FMI {fmi_version} functions")
 
 
 def pe_tables(library):
@@ -96,10 +119,10 @@ def pe_tables(library):
     return exports, imports
 
 
-def check_win64_dll(library):
-    """The DLL exports exactly the FMI 2.0 functions and loads on a bare Windows (system DLLs only)."""
+def check_win64_dll(library, fmi_version):
+    """The DLL exports exactly the FMI functions and loads on a bare Windows (system DLLs only)."""
     exports, imports = pe_tables(library)
-    require_exactly_fmi2(library, exports)
+    require_exactly(library, exports, fmi_version)
     foreign = [name for name in imports
                if name.lower() not in WINDOWS_SYSTEM_DLLS and not name.lower().startswith("api-ms-win-")]
     if foreign:
@@ -107,7 +130,7 @@ def check_win64_dll(library):
             f"{library.name} imports {foreign}, which are not {WINDOWS_FLOOR} system DLLs: a Windows "
             f"importer's LoadLibrary fails (error 126) where they are not installed; link them statically"
         )
-    say(f"win64 DLL exports exactly the {len(FMI2_FUNCTIONS)} FMI 2.0 functions of both interfaces; "
+    say(f"{library.name} exports exactly the {len(FUNCTIONS[fmi_version])} FMI {fmi_version} functions; "
         f"imports only system DLLs: {', '.join(imports)}")
 
 
@@ -121,7 +144,7 @@ def validate_with_fmpy(fmu):
     if problems:
         listing = "\n".join(f"  - {p}" for p in problems)
         raise PackagingError(f"fmpy.validation.validate_fmu found {len(problems)} problem(s):\n{listing}")
-    say("fmpy validate_fmu: no problems")
+    say(f"fmpy validate_fmu {fmu.name}: no problems")
 
 
 def validate_with_fmutool(fmu):
@@ -145,6 +168,55 @@ def validate_with_fmutool(fmu):
     say(f"fmutool -check: no errors ({verdict.split('|', 1)[-1].strip()})")
 
 
-def validate(fmu):
+def fmi3_schema(name):
+    """An FMI 3.0 XSD as FMPy ships it (the standard's own files)."""
+    import fmpy
+    import xmlschema
+
+    return xmlschema.XMLSchema(str(Path(fmpy.__file__).parent / "schema" / "fmi3" / name))
+
+
+# Causalities a terminal member may have (FMI 3.0, predefined variable kinds: signal, inflow and
+# outflow are restricted to inputs, outputs, parameters and calculated parameters).
+TERMINAL_CAUSALITIES = {"input", "output", "parameter", "calculatedParameter"}
+
+
+def terminal_problems(model_description_xml, terminals_xml):
+    """What is wrong with the terminals against the variables: unknown names or causalities."""
+    import xml.etree.ElementTree as ET
+
+    causality = {v.get("name"): v.get("causality", "local") for v in ET.fromstring(model_description_xml).find("ModelVariables")}
+    problems = []
+    for terminal in ET.fromstring(terminals_xml).iter("Terminal"):
+        for member in terminal.iter("TerminalMemberVariable"):
+            name = member.get("variableName")
+            if name not in causality:
+                problems.append(f"terminal {terminal.get('name')}: {name} is no variable")
+            elif causality[name] not in TERMINAL_CAUSALITIES:
+                problems.append(f"terminal {terminal.get('name')}: {name} has causality {causality[name]}")
+    return problems
+
+
+def validate_fmi3_xml(fmu):
+    """modelDescription.xml and terminalsAndIcons/terminalsAndIcons.xml against the FMI 3.0 schemas,
+    and the terminals against the variables."""
+    import zipfile
+
+    with zipfile.ZipFile(fmu) as archive:
+        files = {name: archive.read(name) for name in
+                 ("modelDescription.xml", "terminalsAndIcons/terminalsAndIcons.xml")}
+    problems = []
+    for (name, text), xsd in zip(files.items(), ("fmi3ModelDescription.xsd", "fmi3TerminalsAndIcons.xsd")):
+        problems += [f"{name}: {error.reason} at {error.path}" for error in fmi3_schema(xsd).iter_errors(text)]
+    problems += terminal_problems(*files.values())
+    if problems:
+        listing = "\n".join(f"  - {p}" for p in problems)
+        raise PackagingError(f"{fmu.name}: the FMI 3.0 schema check found {len(problems)} problem(s):\n{listing}")
+    say(f"{fmu.name}: modelDescription.xml and terminalsAndIcons.xml valid against the FMI 3.0 schemas")
+
+
+def validate(fmu, fmi_version):
     validate_with_fmpy(fmu)
+    if fmi_version == "3.0":
+        validate_fmi3_xml(fmu)
     validate_with_fmutool(fmu)

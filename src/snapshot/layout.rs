@@ -199,15 +199,20 @@ fn which_held(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     *place = (code >= 0.0).then_some(code != 0.0);
 }
 
-/// `contact` latched at a switch a step stopped at: 0 none, 1 false, 2 true (0 in a state of a
-/// version without the latch, where these slots were written as zeros).
+/// `contact` latched at a switch a step stopped at: 1 false, 2 true, anything else none. Not held
+/// to those codes: the slot is one that states of this format written before the latch existed
+/// used for a dropped window of answers, and they must read as they did.
 fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     let mut code = match *place {
         None => 0.0,
         Some(contact) => 1.0 + f64::from(u8::from(contact)),
     };
-    visitor(&mut code, Rule::whole(0..=2));
-    *place = (code > 0.0).then_some(code > 1.0);
+    visitor(&mut code, Rule::Real);
+    *place = match code {
+        1.0 => Some(false),
+        2.0 => Some(true),
+        _ => None,
+    };
 }
 
 /// A correction's pace as its code (0 to 2).

@@ -16,13 +16,19 @@
 //!   adaptive integrator with event location.
 //! - [`masters`]: the Gauss–Seidel (gap first, body first) and Jacobi masters of one body or two.
 //! - [`reference`], [`scenarios`]: issue 19's references and swept scenarios, and their report.
+//! - [`fmi3`]: the same for the FMI 3.0 FMU (`$ELASTOGAP3_FMU` or `target/fmu/ElastoGap3.fmu`):
+//!   instances with early return, event mode and the intermediate-update callback.
+//! - [`early_return_master`]: a Gauss–Seidel and Jacobi master whose steps may end early, driving
+//!   either FMU.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
 
 #![allow(dead_code, unused_imports)]
 
 pub mod cosim;
+pub mod early_return_master;
 pub mod exact;
 pub mod fmi2_names;
+pub mod fmi3;
 pub mod fmu;
 pub mod impact;
 pub mod instance;
