@@ -459,11 +459,15 @@ fn directional_derivative(
     }
     for (k, reference) in unknowns.iter().enumerate() {
         let variable = fmu.variable(*reference, Type::Float64)?;
-        if !matches!(variable.causality, Causality::Output | Causality::Local)
-            || !ElastoGap::has_partials(variable.var)
-        {
+        if !matches!(variable.causality, Causality::Output | Causality::Local) {
             return Err(error(format!(
-                "{} is not an output, local or state derivative with partial derivatives; unknowns must be",
+                "{} is not an output, local or state derivative; unknowns must be",
+                variable.name
+            )));
+        }
+        if !ElastoGap::has_partials(variable.var) {
+            return Err(error(format!(
+                "{} is an event indicator: a solver locates its roots and has no use for its partial derivatives, which the FMU does not provide",
                 variable.name
             )));
         }
