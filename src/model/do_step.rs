@@ -104,7 +104,8 @@ impl ElastoGap {
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
         // Along the motion (no mass), f_next is the law's integral from the step's end.
-        let kinematic_next = self.next_along_the_motion(&step_end, h, &at_start, report);
+        let h_next = self.next_step.unwrap_or(h);
+        let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
         let along = planned_over.is_none().then_some(&kinematic_next);
         let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
         let answers = tangential_answers
@@ -288,8 +289,9 @@ impl ElastoGap {
         step_end
     }
 
-    /// `f_next` along the motion: the law's integral over the next step from this one's end, with
-    /// the probe's share while the mass is unknown.
+    /// `f_next` along the motion: the law's integral over the next step (`h`, as long as this one
+    /// unless an early return tells otherwise) from this one's end, with the probe's share while
+    /// the mass is unknown.
     #[inline(always)]
     fn next_along_the_motion(
         &self,
@@ -339,7 +341,10 @@ impl ElastoGap {
                 None => self.coupling.make_f_next(law, limits, least_mass, held_now),
                 Some(kinematic_next) => {
                     let force = kinematic_next.force(law, limits);
-                    let force = self.coupling.bound_next(force, h, least_mass, held_now);
+                    let h_next = self.next_step.unwrap_or(h);
+                    let force = self
+                        .coupling
+                        .bound_next(force, h_next, least_mass, held_now);
                     self.coupling.note_probe_in_next(kinematic_next, force);
                     force
                 }

@@ -133,6 +133,12 @@ pub struct ElastoGap {
     /// Co-simulation, at a switch a step stopped at (FMI 3.0's early return): the value `contact`
     /// reads there until the next step, before the switch or, once taken in event mode, after it.
     pub contact_latch: Option<bool>,
+    /// Co-simulation with early return: the master's regular step, the one it asked for last
+    /// where it did not resume after an early return (0 before any).
+    pub grid_step: f64,
+    /// The length of the step `f_next` is predicted over where it is not this step's: set for
+    /// one step by [`ElastoGap::do_step_to_switch`], none otherwise.
+    pub next_step: Option<f64>,
 }
 
 /// The contact's duration (s) through `mass` (kg) at the relative `speed` (m/s) it was found for,
@@ -217,6 +223,8 @@ impl Default for ElastoGap {
             inputs_set: false,
             contact_time: ContactTime::default(),
             contact_latch: None,
+            grid_step: 0.0,
+            next_step: None,
         }
     }
 }

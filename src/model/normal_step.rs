@@ -333,18 +333,20 @@ impl ElastoGap {
         // master's first), the contact is delivered without waiting; a contact or a correction
         // held through a mass in doubt is answered before anything more is planned through it.
         correction_next.answer_pending = held_next != 0.0;
+        // Over the next step: as long as this one, unless an early return tells otherwise.
+        let h_next = self.next_step.unwrap_or(h);
         let next_dynamics = Dynamics {
             a_ext: if planned.setting.supplied {
                 a_ext
             } else {
-                coupling.a_ext(planned.setting.extrapolation, time + h, h)
+                coupling.a_ext(planned.setting.extrapolation, time + h, h_next)
             },
             ..dynamics
         };
         // The controller goes on over the next step with what this one leaves of the excess.
         let next_passivity = if planned.setting.settled && plan.step.integral.substeps == 0 {
             let taken = held_next * (master_next.s - master.s);
-            passivity_force(planned.setting.deficit - taken, master_next.v, mass, h)
+            passivity_force(planned.setting.deficit - taken, master_next.v, mass, h_next)
         } else {
             0.0
         };
@@ -354,7 +356,7 @@ impl ElastoGap {
             correction: correction_next,
             master: master_next,
             dynamics: next_dynamics,
-            h,
+            h: h_next,
             passivity: next_passivity,
         };
     }

@@ -37,7 +37,8 @@ impl ElastoGap {
             .touchdown_v_rel
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
-        let next = self.next_along_the_prescribed_motion(law, end, h, limits);
+        let h_next = self.next_step.unwrap_or(h);
+        let next = self.next_along_the_prescribed_motion(law, end, h_next, limits);
         let plane = self.tangential();
         let tangential = if plane == Tangential::None {
             TangentialStep::default()
@@ -72,7 +73,7 @@ impl ElastoGap {
         } else {
             Prediction::Kinematic {
                 start: end,
-                h,
+                h: self.next_step.unwrap_or(h),
                 probe: None,
             }
         };

@@ -215,6 +215,15 @@ fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     };
 }
 
+/// A step length in a slot that states written before it used for a dropped window of answers:
+/// read back as 0 (none) unless positive, as those must read as they did.
+fn leftover_step(visitor: &mut Visitor<'_>, place: &mut f64) {
+    visitor(place, Rule::Real);
+    if !(*place > 0.0) {
+        *place = 0.0;
+    }
+}
+
 /// A correction's pace as its code (0 to 2).
 fn pace(visitor: &mut Visitor<'_>, place: &mut Pace) {
     let mut code = place.code();
@@ -410,9 +419,10 @@ layout! {
     real(model.coupling.unknown_answer);
     real(model.coupling.spent);
     latch(model.contact_latch);
+    leftover_step(model.grid_step);
     // The other slots of a window of answers no part of the model keeps: written as zeros, read
     // and dropped, so that the format's size stays.
-    real([0.0f64; 4 * WINDOW - 1]);
+    real([0.0f64; 4 * WINDOW - 2]);
     real(model.coupling.passive_speed);
     real(model.coupling.a_free);
 

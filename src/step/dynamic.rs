@@ -234,9 +234,15 @@ pub(crate) fn entry_time(free: Motion, span: ContactSpan, limit: f64) -> Option<
 /// The smallest time from `from` on (in growing rounding-sized increments, at most `limit`) at
 /// which `condition` holds; `limit` if none does. Moves a located root to the far side of the
 /// switch, where the motion is on its new branch.
+///
+/// From 0 (a motion on an end at the step's start), the increments start at the step's rounding:
+/// at the time's own, the smallest double's, the motion's offset from the end would stay below
+/// the rounding of the position for longer than the 200 increments, and a motion heading into
+/// the contact from its very edge would fly the whole step outside it.
 fn first_time_where(condition: impl Fn(f64) -> bool, from: f64, limit: f64) -> f64 {
     let mut tau = from;
-    let mut increment = f64::EPSILON * from.abs().max(f64::MIN_POSITIVE * 1e16);
+    let scale = if from > 0.0 { from } else { limit };
+    let mut increment = f64::EPSILON * scale.abs().max(f64::MIN_POSITIVE * 1e16);
     for _ in 0..200 {
         if tau >= limit {
             return limit;

@@ -30,6 +30,8 @@ def trace(fmu_path, case, law, solver):
         v.name
         for v in read_model_description(fmu_path).modelVariables
         if v.causality in ("output", "local", "input") and v.type in ("Real", "Boolean")
+        # The event indicators' variables are the indicator vector the solver steps on itself.
+        and not v.name.startswith("eventIndicator.")
     ]
     result = simulate_fmu(
         fmu_path,

@@ -191,3 +191,53 @@ fn a_body_entering_at_the_edge_against_a_strong_pull_out_does_not_chatter() {
         );
     }
 }
+
+/// A motion on the contact's edge at the step's start, heading in, enters at once: as one a
+/// rounding inside it, and against the fine Runge–Kutta route. (It flew the whole step outside,
+/// to touch down at its end, where the edge lies far from zero: there a time step of the smallest
+/// double's size moves the position by less than its rounding.)
+#[test]
+fn a_motion_on_the_edge_heading_in_enters_at_once() {
+    for s_rel0 in [0.0, 1.5, -40.0] {
+        let law = GapLaw {
+            c: 10.0,
+            d: 1.5,
+            s_rel0,
+            n: 1.0,
+            s_ref: 1.0,
+            f_ref: 10.0,
+        };
+        let dynamics = Dynamics {
+            mass: 1.0,
+            a_ext: 0.0,
+            tolerance: 1e-9,
+        };
+        let h = 0.005;
+        let edge = Motion {
+            s: s_rel0,
+            v: -3.4,
+            a: 0.0,
+        };
+        let on = integrate_dynamics(&law, edge, dynamics, h);
+        let (s_ref, v_ref, _) = rk4(&law, 1.0, 0.0, s_rel0 - 1e-15, -3.4, h);
+        assert!(
+            (on.end.v - v_ref).abs() <= 1e-9,
+            "s_rel0 {s_rel0}: {} against {v_ref}",
+            on.end.v
+        );
+        assert!(
+            (on.end.s - s_ref).abs() <= 1e-9,
+            "s_rel0 {s_rel0}: {} against {s_ref}",
+            on.end.s
+        );
+        assert!(
+            on.integral.impulse < 0.0,
+            "s_rel0 {s_rel0}: no contact impulse"
+        );
+        let touch = on.integral.transitions().next();
+        assert!(
+            touch.is_none_or(|t| t.entering && t.tau < 1e-12),
+            "{touch:?}"
+        );
+    }
+}
