@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The demo: set up the machine, build and package the FMU, then simulate
-# Modelica.Mechanics.Translational.Examples.ElastoGap with the FMU inside a small Rust master
-# (examples/msl_elastogap.rs), four times: as a co-simulation (two co-simulation instances, 10 ms
+# The demo: set up the machine, build and package both FMUs (target/fmu/ElastoGap.fmu, FMI 2.0, and
+# target/fmu/ElastoGap3.fmu, FMI 3.0), then simulate
+# Modelica.Mechanics.Translational.Examples.ElastoGap with them inside a small Rust master
+# (examples/msl_elastogap.rs), five times: as a co-simulation (two co-simulation instances, 10 ms
 # steps; out/ElastoGap_cosim.*), with the FMU imported as Model Exchange (an adaptive integrator that
 # locates the FMU's events; out/ElastoGap_me.*), and as a co-simulation with the parameter m_eff = 1 kg
 # (mass2, 1 kg, against a fixed wall: each step integrates the contact's own dynamics; Gauss-Seidel
-# master holding f_mean; out/ElastoGap_meff.*), then once more under three force laws for the figure of
-# the MSL ElastoGap documentation (out/ElastoGap_laws.*). Results (CSV and plots) go to out/.
+# master holding f_mean; out/ElastoGap_meff.*), through the FMI 3.0 FMU with early return and event
+# mode (each fmi3DoStep returns at the contact's start and end, a communication point there; m_eff =
+# 1 kg, Gauss-Seidel holding f_mean, plotted beside the FMI 2.0 run under the same master, the early
+# returns marked; out/ElastoGap_fmi3.*), then once more under three force laws for the figure of the
+# MSL ElastoGap documentation (out/ElastoGap_laws.*). Results (CSV and plots) go to out/.
 #
 #   bash packaging/demo.sh                                  # the README's first command
 #   bash packaging/demo.sh --reference path/to/ElastoGap.csv
@@ -22,6 +26,7 @@ bash packaging/setup.sh
 .venv/bin/python packaging/package.py
 
 fmu="target/fmu/ElastoGap.fmu"
+fmu3="target/fmu/ElastoGap3.fmu"
 out="out"
 mkdir -p "$out"
 # The master is not the FMU: it needs no LTO nor a single codegen unit (the same build as the tests in
@@ -36,6 +41,8 @@ echo
 run_example --coupling model-exchange --step 0.005 "$@"
 echo
 run_example --m-eff 1 --coupling mean --step 0.01 "$@"
+echo
+run_example --fmi3 "$fmu3" --m-eff 1 --step 0.01 "$@"
 echo
 # The figure of the MSL ElastoGap documentation (three force laws); no reference to compare with.
 run_example --laws-figure --step 0.001
@@ -59,4 +66,4 @@ for file in "$out"/*; do
         echo "  $root/$file"
     fi
 done
-echo "demo: the FMU is $root/$fmu (documentation/index.html inside it, unpacked in $root/target/fmu/ElastoGap/)"
+echo "demo: the FMUs are $root/$fmu (FMI 2.0) and $root/$fmu3 (FMI 3.0); documentation/index.html inside each, unpacked in $root/target/fmu/ElastoGap/ and $root/target/fmu/ElastoGap3/"

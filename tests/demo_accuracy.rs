@@ -1,5 +1,6 @@
-//! Accuracy of the demo co-simulation (`examples/msl_elastogap.rs`, master in
-//! `tests/support/cosim.rs`) against a solution of the same MSL example computed here without the
+//! Accuracy of the demo co-simulation (`examples/msl_elastogap.rs`, masters in
+//! `tests/support/cosim.rs` and, for the FMI 3.0 FMU with early return, `tests/support/cosim3.rs`)
+//! against a solution of the same MSL example computed here without the
 //! FMU: the MSL ElastoGap law written out again, classical RK4 with small steps, and every switch of
 //! the force law (contact start/end, damper clamp on/off) located exactly so that RK4 keeps its
 //! fourth order. The solution checks itself by step halving, mass1 against its closed form, and
@@ -8,6 +9,8 @@
 mod support;
 
 use support::cosim::{self, Coupling, DemoOptions, TimeSeries, COMPARISON_SIGNALS, TUBE};
+use support::cosim3::{self, Fmi3Options};
+use support::fmi3::Fmu3;
 use support::Fmu;
 
 use support::msl_reference::*;
@@ -180,6 +183,228 @@ fn reference_interpolation_is_exact_for_quadratics_and_does_not_cross_events() {
         assert!(
             (got - expected).abs() < 1e-12,
             "t = {t}: {got} vs {expected}"
+        );
+    }
+}
+
+/// A contact switch of the high-accuracy solution: time, gap (1 or 2), whether the contact starts,
+/// and the gap's |v_rel| there.
+type ExactSwitch = (f64, usize, bool, f64);
+
+/// The contact's starts and ends in the high-accuracy solution, located by bisection to 1e-15 s.
+fn exact_contact_switches() -> Vec<ExactSwitch> {
+    let mut y: State = [2.0, 0.0, 2.0, 0.0];
+    let mut t = 0.0;
+    let mut found = Vec::new();
+    let open = |y: &State| {
+        let g = switches(y);
+        [g[0] > 0.0, g[1] > 0.0]
+    };
+    while cosim::STOP_TIME - t > 1e-13 {
+        let before = open(&y);
+        let (next, taken) = step_to_switch(&y, 1e-4f64.min(cosim::STOP_TIME - t));
+        let after = open(&next);
+        for gap in 0..2 {
+            if before[gap] != after[gap] {
+                // step_to_switch stops just past the switch, within 1e-15 s of it.
+                found.push((t + taken, gap + 1, !after[gap], next[3].abs()));
+            }
+        }
+        y = next;
+        t += taken;
+    }
+    found
+}
+
+/// Where the MSL reference's elastoGap1.s_rel or elastoGap2.s_rel crosses s_rel0 (linear between
+/// its rows, which lie 5 ms apart or closer): time, gap, contact starts.
+fn msl_contact_switches(msl: &TimeSeries) -> Vec<(f64, usize, bool)> {
+    let s2 = msl.column("elastoGap2.s_rel").expect("elastoGap2.s_rel");
+    // elastoGap1.s_rel = x2 + 2 m = 4 m - elastoGap2.s_rel.
+    let s_rel = |gap: usize, i: usize| if gap == 1 { 4.0 - s2[i] } else { s2[i] };
+    let mut found = Vec::new();
+    for i in 1..msl.time.len() {
+        for gap in 1..=2 {
+            let (a, b) = (s_rel(gap, i - 1) - GAP_S_REL0, s_rel(gap, i) - GAP_S_REL0);
+            if (a > 0.0) != (b > 0.0) && msl.time[i] > msl.time[i - 1] {
+                let t = msl.time[i - 1] + (msl.time[i] - msl.time[i - 1]) * a / (a - b);
+                found.push((t, gap, b <= 0.0));
+            }
+        }
+    }
+    found
+}
+
+/// The demo's FMI 3.0 run: early return, event mode, 10 ms grid, `m_eff` = 1 kg (mass2 against a
+/// wall, as `packaging/demo.sh` runs it).
+fn fmi3_demo_options(m_eff: f64) -> Fmi3Options {
+    let mut options = Fmi3Options::default();
+    options.demo.m_eff = m_eff;
+    options
+}
+
+/// The early returns with the repeats merged: after a contact's end the master's mass2 may sit a
+/// rounding inside the contact still (its motion is not the FMU's extrapolation), and the next
+/// step returns at the same switch again, within 1e-9 s. Returns the merged list and the repeats.
+fn merged_early_returns(run: &cosim3::Fmi3Run) -> (Vec<cosim3::EarlyReturn>, usize) {
+    let mut merged: Vec<cosim3::EarlyReturn> = Vec::new();
+    let mut repeats = 0;
+    for e in &run.early_returns {
+        if let Some(last) = merged.last() {
+            if last.gap == e.gap && last.entering() == e.entering() && e.time - last.time < 1e-9 {
+                repeats += 1;
+                continue;
+            }
+        }
+        merged.push(*e);
+    }
+    (merged, repeats)
+}
+
+#[test]
+fn fmi3_demo_with_early_return_stays_in_the_msl_tube_and_returns_at_the_contact_switches() {
+    let fmu3 = Fmu3::load_default();
+    let run = cosim3::run_demo3(&fmu3, &fmi3_demo_options(1.0)).unwrap_or_else(|e| panic!("{e}"));
+    fmi3_run_in_the_tube_with_early_returns_at_the_switches(&run);
+}
+
+/// The same with `m_eff` = 0 (the FMU's default, the mass learned from a probe): at 10 ms the
+/// step after the probe step that follows the early return at elastoGap1's touch-down
+/// (0.875068 s) holds f_mean = -42 N where the contact's force is about -0.7 N, and mass2 leaves
+/// the tube by metres per second (2.9 m/s in elastoGap1.v_rel at 0.97 s); 1 ms is right, 5 and
+/// 20 ms are off too, while the FMI 2.0 FMU under the same master stays in the tube. Reported, not
+/// yet fixed in the FMU: `cargo test --release --test demo_accuracy -- --ignored`.
+#[test]
+#[ignore = "the FMU's probe path after an early return at touch-down (m_eff = 0): see the comment"]
+fn fmi3_demo_with_early_return_and_the_mass_learned_stays_in_the_msl_tube() {
+    let fmu3 = Fmu3::load_default();
+    let run = cosim3::run_demo3(&fmu3, &fmi3_demo_options(0.0)).unwrap_or_else(|e| panic!("{e}"));
+    fmi3_run_in_the_tube_with_early_returns_at_the_switches(&run);
+}
+
+fn fmi3_run_in_the_tube_with_early_returns_at_the_switches(run: &cosim3::Fmi3Run) {
+    let times: Vec<f64> = run.run.rows.iter().map(|r| r.time).collect();
+    let exact = comparison_at(&times);
+    let lookup: std::collections::HashMap<u64, [f64; 4]> =
+        times.iter().map(|t| t.to_bits()).zip(exact).collect();
+    let deviation = cosim::max_deviation(&run.run, |t| lookup[&t.to_bits()]);
+    report("FMI 3.0, early return, event mode, 10 ms", &deviation);
+    for (name, (d, at)) in COMPARISON_SIGNALS.iter().zip(deviation) {
+        assert!(
+            d <= TUBE,
+            "FMI 3.0 with early return: {name} leaves the {TUBE} tube by {d:e} at t = {at} s"
+        );
+    }
+    if let Some(path) = shared_reference_csv() {
+        let msl = TimeSeries::read_csv(&path).expect("read the MSL reference");
+        let deviation = cosim::max_deviation_from_csv(&run.run, &msl).expect("compare");
+        report("FMI 3.0 against the MSL reference", &deviation);
+        for (name, (d, at)) in COMPARISON_SIGNALS.iter().zip(deviation) {
+            assert!(
+                d <= TUBE,
+                "{name}: {d:e} from the MSL reference at t = {at} s"
+            );
+        }
+        check_early_returns_against(run, &msl_contact_switches(&msl), "MSL reference");
+    }
+
+    // Every early return at a switch of the exact motion, one for one, of the same gap and kind.
+    let exact = exact_contact_switches();
+    assert!(exact.len() >= 4, "the example has contacts: {exact:?}");
+    let plain: Vec<(f64, usize, bool)> = exact.iter().map(|&(t, g, e, _)| (t, g, e)).collect();
+    check_early_returns_against(run, &plain, "high-accuracy solution");
+    let (merged, _) = merged_early_returns(run);
+    for (e, &(t, _, _, speed)) in merged.iter().zip(&exact) {
+        // At the switch the FMU stopped at, its own s_rel is s_rel0: located, not stepped over.
+        assert!(
+            (e.s_rel - GAP_S_REL0).abs() < 1e-9,
+            "early return at {} s: s_rel = {} m, not at s_rel0",
+            e.time,
+            e.s_rel
+        );
+        // In event mode: contact before and after the switch.
+        assert_eq!(e.contact_before, !e.entering(), "{e:?}");
+        assert_eq!(e.contact_after, Some(e.entering()), "{e:?}");
+        // Off the exact switch by no more than the tube allows in position at that speed.
+        let offset = (e.time - t).abs();
+        assert!(
+            offset * speed <= TUBE,
+            "early return at {} s, exact switch at {t} s: {offset:e} s at {speed} m/s",
+            e.time
+        );
+    }
+}
+
+/// The early returns against a reference's contact switches: as many (repeats merged), same gap
+/// and kind, and each within 1e-5 s of its switch (measured: 6.3e-7 s from the high-accuracy
+/// solution's, 3.6e-6 s from the MSL result's crossings, which are interpolated linearly between
+/// rows up to 5 ms apart).
+fn check_early_returns_against(run: &cosim3::Fmi3Run, switches: &[(f64, usize, bool)], what: &str) {
+    let (merged, repeats) = merged_early_returns(run);
+    println!(
+        "{} early returns, {repeats} of them a repeat within 1e-9 s",
+        run.early_returns.len()
+    );
+    let returns: Vec<(f64, usize, bool)> = merged
+        .iter()
+        .map(|e| (e.time, e.gap, e.entering()))
+        .collect();
+    for (e, s) in returns.iter().zip(switches) {
+        println!(
+            "early return at {:.9} s (elastoGap{}, contact {}); {what}'s switch at {:.9} s: {:+.3e} s",
+            e.0,
+            e.1,
+            if e.2 { "starts" } else { "ends" },
+            s.0,
+            e.0 - s.0
+        );
+    }
+    assert_eq!(
+        returns.len(),
+        switches.len(),
+        "early returns {returns:?} against the {what}'s contact switches {switches:?}"
+    );
+    for (e, s) in returns.iter().zip(switches) {
+        assert_eq!((e.1, e.2), (s.1, s.2), "{e:?} against {s:?} ({what})");
+        assert!((e.0 - s.0).abs() < 1e-5, "{e:?} against {s:?} ({what})");
+    }
+}
+
+#[test]
+fn fmi3_demo_without_early_return_is_the_fmi2_run_bit_for_bit() {
+    let fmu = Fmu::load_default();
+    let fmu3 = Fmu3::load_default();
+    let options = Fmi3Options {
+        early_return: false,
+        event_mode: false,
+        ..Fmi3Options::default()
+    };
+    let run3 = cosim3::run_demo3(&fmu3, &options).unwrap_or_else(|e| panic!("{e}"));
+    let run2 = cosim::run_demo(&fmu, &options.demo).unwrap_or_else(|e| panic!("{e}"));
+    assert!(run3.early_returns.is_empty());
+    assert_eq!(run3.run.rows.len(), run2.rows.len());
+    for (a, b) in run3.run.rows.iter().zip(&run2.rows) {
+        let bits = |r: &cosim::Row| {
+            let c = r.comparison();
+            [
+                r.time,
+                r.x2,
+                r.v2,
+                r.gap1.f,
+                r.gap2.f,
+                r.gap1.f_mean,
+                r.gap2.f_mean,
+                r.gap1.e_loss,
+                c[0],
+                c[1],
+            ]
+            .map(f64::to_bits)
+        };
+        assert_eq!(
+            bits(a),
+            bits(b),
+            "t = {}: FMI 3.0 {a:?}, FMI 2.0 {b:?}",
+            a.time
         );
     }
 }

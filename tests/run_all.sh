@@ -2,11 +2,14 @@
 # The whole test suite (the README's second command). Stops at the first failure.
 #
 #   1. packaging/setup.sh          machine and .venv
-#   2. packaging/package.py        build, package and validate target/fmu/ElastoGap.fmu (the tests need it)
+#   2. packaging/package.py        build, package and validate target/fmu/ElastoGap.fmu (FMI 2.0) and
+#                                  target/fmu/ElastoGap3.fmu (FMI 3.0); the tests need both
 #   3. cargo fmt --check
 #   4. cargo clippy --all-targets -- -D warnings
-#   5. cargo test --release        with ELASTOGAP_FMU = the packaged FMU (test binaries without LTO), and
+#   5. cargo test --release        with ELASTOGAP_FMU and ELASTOGAP3_FMU = the packaged FMUs (test binaries
+#                                  without LTO), and
 #                                  the test-only feature panic-probe for tests/panic_barrier.rs
+#      cargo test --release --features fmi3 --test fmi3_layer   the FMI 3.0 layer in-process
 #   6. tests/win64/run.sh          win64 under wine: Windows builds of the tests against the .fmu's DLL
 #   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
 #
@@ -26,10 +29,13 @@ trap 'rm -rf "$log_dir"' EXIT
 stage "set-up"
 bash packaging/setup.sh
 
-stage "package the FMU"
+stage "package the FMUs"
 .venv/bin/python packaging/package.py
 export ELASTOGAP_FMU="$root/target/fmu/ElastoGap.fmu"
-[ -f "$ELASTOGAP_FMU" ] || { echo "run_all: $ELASTOGAP_FMU was not made" >&2; exit 1; }
+export ELASTOGAP3_FMU="$root/target/fmu/ElastoGap3.fmu"
+for fmu in "$ELASTOGAP_FMU" "$ELASTOGAP3_FMU"; do
+    [ -f "$fmu" ] || { echo "run_all: $fmu was not made" >&2; exit 1; }
+done
 
 stage "cargo fmt --check"
 cargo fmt --all --check
@@ -37,13 +43,19 @@ cargo fmt --all --check
 stage "cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 
-stage "cargo test --release --features panic-probe (ELASTOGAP_FMU=$ELASTOGAP_FMU)"
+stage "cargo test --release --features panic-probe (ELASTOGAP_FMU=$ELASTOGAP_FMU, ELASTOGAP3_FMU=$ELASTOGAP3_FMU)"
 # The FMU under test is the packaged one, built by package.py with the release profile as it ships.
 # The test binaries themselves need no LTO nor a single codegen unit, which cost minutes on 2 cores
 # (each test binary's LTO link, cbindgen and syn in one unit); packaging/demo.sh builds its master the
 # same way, so the two share their build.
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     cargo test --release --features panic-probe 2>&1 | tee "$log_dir/cargo-test.log"
+
+stage "cargo test --release --features fmi3 --test fmi3_layer"
+# The FMI 3.0 layer in-process needs the library built with the fmi3 feature (required-features);
+# a build of its own, as the one above must export exactly the FMI 2.0 functions (tests/exports.rs).
+CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo test --release --features fmi3 --test fmi3_layer 2>&1 | tee -a "$log_dir/cargo-test.log"
 
 stage "win64 under wine (tests/win64/run.sh)"
 bash tests/win64/run.sh 2>&1 | tee "$log_dir/win64.log"

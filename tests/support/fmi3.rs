@@ -220,8 +220,17 @@ impl Instance3 {
 
     /// A co-simulation instance with the FMU's own token; `None` if instantiation failed.
     pub fn co_simulation(fmu: &Arc<Fmu3>, options: CsOptions) -> Option<Instance3> {
+        Self::co_simulation_named(fmu, "gap", options)
+    }
+
+    /// As [`Self::co_simulation`], with the instance name the FMU logs under.
+    pub fn co_simulation_named(
+        fmu: &Arc<Fmu3>,
+        name: &str,
+        options: CsOptions,
+    ) -> Option<Instance3> {
         let environment = Self::environment(fmu);
-        let name = CString::new("gap").unwrap();
+        let name = CString::new(name).unwrap();
         let token = CString::new(elastogap::GUID).unwrap();
         let resources = CString::new(fmu.resource_path().to_string_lossy().as_ref()).unwrap();
         let update: fmi3::fmi3IntermediateUpdateCallback = if options.intermediate_update {
@@ -319,6 +328,80 @@ impl Instance3 {
         value
     }
 
+    /// `fmi3SetFloat64` of several variables at once.
+    pub fn set_float64(&mut self, refs: &[u32], values: &[f64]) -> Status {
+        // SAFETY: arrays of the lengths passed.
+        Status::from(unsafe {
+            self.b().fmi3SetFloat64(
+                self.instance,
+                refs.as_ptr(),
+                refs.len(),
+                values.as_ptr(),
+                values.len(),
+            )
+        })
+    }
+
+    /// `fmi3GetFloat64` of several variables at once, the status not asserted.
+    pub fn get_float64(&mut self, refs: &[u32], values: &mut [f64]) -> Status {
+        // SAFETY: arrays of the lengths passed.
+        Status::from(unsafe {
+            self.b().fmi3GetFloat64(
+                self.instance,
+                refs.as_ptr(),
+                refs.len(),
+                values.as_mut_ptr(),
+                values.len(),
+            )
+        })
+    }
+
+    /// `fmi3GetBoolean` of several variables at once, the status not asserted.
+    pub fn get_boolean(&mut self, refs: &[u32], values: &mut [bool]) -> Status {
+        // SAFETY: arrays of the lengths passed.
+        Status::from(unsafe {
+            self.b().fmi3GetBoolean(
+                self.instance,
+                refs.as_ptr(),
+                refs.len(),
+                values.as_mut_ptr(),
+                values.len(),
+            )
+        })
+    }
+
+    /// `fmi3GetFMUState` into `state`: a null `state` gets a new FMU state, an existing one is
+    /// overwritten (the standard's reuse, no allocation per call).
+    pub fn get_fmu_state(&mut self, state: &mut fmi3::fmi3FMUState) -> Status {
+        // SAFETY: a live instance; `state` is null or a state of this instance.
+        Status::from(unsafe { self.b().fmi3GetFMUState(self.instance, state) })
+    }
+
+    /// `fmi3SetFMUState`: the instance goes back to `state`.
+    pub fn set_fmu_state(&mut self, state: fmi3::fmi3FMUState) -> Status {
+        // SAFETY: a live instance; `state` one of its states.
+        Status::from(unsafe { self.b().fmi3SetFMUState(self.instance, state) })
+    }
+
+    /// `fmi3FreeFMUState`; `state` is null afterwards.
+    pub fn free_fmu_state(&mut self, state: &mut fmi3::fmi3FMUState) -> Status {
+        if state.is_null() {
+            return Status::Ok;
+        }
+        // SAFETY: a live instance; `state` one of its states, freed once.
+        Status::from(unsafe { self.b().fmi3FreeFMUState(self.instance, state) })
+    }
+
+    /// The messages the FMU logged, one a line, for an error report.
+    pub fn log_text(&self) -> String {
+        self.seen()
+            .messages
+            .iter()
+            .map(|(status, category, message)| format!("  [{status:?} {category}] {message}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     pub fn get_bool(&mut self, name: &str) -> bool {
         let refs = [vr(name)];
         let mut value = false;
@@ -354,6 +437,12 @@ impl Instance3 {
     }
 
     pub fn do_step(&mut self, time: f64, h: f64) -> StepOutcome {
+        self.do_step_with(time, h, true)
+    }
+
+    /// `fmi3DoStep` with its `noSetFMUStatePriorToCurrentPoint`: false where the master may set
+    /// the instance back to a state before `time` (to take the step again).
+    pub fn do_step_with(&mut self, time: f64, h: f64, no_set_prior: bool) -> StepOutcome {
         let (mut event, mut terminate, mut early, mut last) = (false, false, false, f64::NAN);
         // SAFETY: a live instance; four valid output pointers.
         let status = unsafe {
@@ -361,7 +450,7 @@ impl Instance3 {
                 self.instance,
                 time,
                 h,
-                true,
+                no_set_prior,
                 &mut event,
                 &mut terminate,
                 &mut early,

@@ -12,6 +12,8 @@
 //!   `ELASTOGAP_TEST_ECHO_LOG=1` also prints every message to stderr.
 //! - [`cosim`]: the co-simulation master of `Modelica.Mechanics.Translational.Examples.ElastoGap`
 //!   shared by `examples/msl_elastogap.rs` and `tests/demo_accuracy.rs`.
+//! - [`cosim3`]: the same example through the FMI 3.0 FMU, its steps returning early at the
+//!   contact's switches and taking them in event mode.
 //! - [`model_exchange`]: the same example with the gaps as Model Exchange instances under an
 //!   adaptive integrator with event location.
 //! - [`masters`]: the Gauss–Seidel (gap first, body first) and Jacobi masters of one body or two.
@@ -25,6 +27,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cosim;
+pub mod cosim3;
 pub mod early_return_master;
 pub mod exact;
 pub mod fmi2_names;
