@@ -172,7 +172,8 @@ def test_event_mode_records_the_contact_before_and_after_at_the_touch_down(falls
     names = [line.split("(", 1)[0] for line in calls]
     i = next(i for i, line in enumerate(calls) if line.startswith("fmi3DoStep(") and "earlyReturn=True" in line)
     assert "eventHandlingNeeded=True" in calls[i]
-    tail = [n for n in names[i + 1:] if n in {"fmi3EnterEventMode", "fmi3UpdateDiscreteStates", "fmi3EnterStepMode", "fmi3DoStep"}]
+    modes = {"fmi3EnterEventMode", "fmi3UpdateDiscreteStates", "fmi3EnterStepMode", "fmi3DoStep"}
+    tail = [n for n in names[i + 1:] if n in modes]
     assert tail[:3] == ["fmi3EnterEventMode", "fmi3UpdateDiscreteStates", "fmi3EnterStepMode"], tail[:5]
     assert tail[3] == "fmi3DoStep"
     update = next(line for line in calls[i:] if line.startswith("fmi3UpdateDiscreteStates("))
