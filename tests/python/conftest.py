@@ -7,7 +7,7 @@ from fmpy.fmi1 import printLogMessage
 from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
 from fmpy.logging import addLoggerProxy
 
-from gap_law import interfaces, packaged_fmu
+from gap_law import interfaces, packaged_fmu, packaged_fmu3
 
 # FMPy's C logging proxy (fmpy/logging) keeps one process-wide pointer to the Python logger of the
 # last simulate_fmu(logger=...): once that run is over the pointer dangles, and the next FMU that logs
@@ -38,3 +38,12 @@ def me_fmu_path(fmu_path):
     if "ModelExchange" not in interfaces(fmu_path):
         pytest.skip(f"{fmu_path} declares no <ModelExchange> interface (co-simulation only so far)")
     return fmu_path
+
+
+@pytest.fixture(scope="session")
+def fmu3_path():
+    """The FMI 3.0 .fmu (ElastoGap3.fmu): co-simulation and Model Exchange in one."""
+    path = packaged_fmu3()
+    if not path.is_file():
+        pytest.fail(f"{path} does not exist: run packaging/package.py (or set ELASTOGAP3_FMU)")
+    return str(path)

@@ -1,4 +1,4 @@
-"""What the importer tests share: where the packaged FMU is, an independent statement of the force
+"""What the importer tests share: where the packaged FMUs are, an independent statement of the force
 law, prescribed motions and the quadratures the outputs are compared with.
 
 Nothing here reads the FMU's own source: the law is written from the MSL 4.1 model
@@ -20,6 +20,13 @@ INPUTS = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"]
 def packaged_fmu():
     """The .fmu under test: $ELASTOGAP_FMU, default target/fmu/ElastoGap.fmu, relative to the root."""
     path = Path(os.environ.get("ELASTOGAP_FMU", "target/fmu/ElastoGap.fmu"))
+    return path if path.is_absolute() else ROOT / path
+
+
+def packaged_fmu3():
+    """The FMI 3.0 .fmu under test: $ELASTOGAP3_FMU (as tests/support/fmi3.rs reads it), default
+    target/fmu/ElastoGap3.fmu, relative to the root."""
+    path = Path(os.environ.get("ELASTOGAP3_FMU", "target/fmu/ElastoGap3.fmu"))
     return path if path.is_absolute() else ROOT / path
 
 
