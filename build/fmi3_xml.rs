@@ -18,9 +18,54 @@ pub fn model_description(template: &str, header: &dyn Fn(&str) -> String) -> Str
         .replace("@MODEL_STRUCTURE@", &model_structure())
 }
 
-/// `<EnumerationType>` elements; items are valued from 1 in table order, as in FMI 2.0.
+/// The `<Float64Type>` of each unit: FMI 3.0 variables take their units from it rather than from
+/// a `unit` attribute of their own, which fmi-sim 0.7 (fmi-schema 0.8) refuses to read.
+const FLOAT64_TYPES: [(&str, &str); 11] = [
+    ("N/m", "TranslationalSpringConstant"),
+    ("kg", "Mass"),
+    ("N.s/m", "TranslationalDampingConstant"),
+    ("m", "Length"),
+    ("1", "DimensionlessRatio"),
+    ("N", "Force"),
+    ("s", "Time"),
+    ("m/s", "Velocity"),
+    ("W", "Power"),
+    ("J", "Energy"),
+    ("s/m", "InverseVelocity"),
+];
+
+fn float64_type(unit: &str) -> &'static str {
+    FLOAT64_TYPES
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, name)| *name)
+        .unwrap_or_else(|| panic!("unit {unit} has no Float64Type in build/fmi3_xml.rs"))
+}
+
+/// A Real's `unit` attribute as the `declaredType` of its unit's `<Float64Type>`.
+fn with_declared_unit(v: &Variable, attributes: String) -> String {
+    match v.unit {
+        Some(unit) if v.kind == Kind::Real => attributes.replacen(
+            &format!(" unit=\"{}\"", xml_escape(unit)),
+            &format!(" declaredType=\"{}\"", float64_type(unit)),
+            1,
+        ),
+        _ => attributes,
+    }
+}
+
+/// `<Float64Type>` elements, one per unit, then `<EnumerationType>` elements; items are valued
+/// from 1 in table order, as in FMI 2.0.
 fn type_definitions() -> String {
     let mut out = String::new();
+    for (unit, name) in FLOAT64_TYPES {
+        writeln!(
+            out,
+            "    <Float64Type name=\"{name}\" unit=\"{}\"/>",
+            xml_escape(unit)
+        )
+        .unwrap();
+    }
     for enumeration in TYPE_DEFINITIONS {
         writeln!(
             out,
@@ -66,7 +111,10 @@ fn model_variables() -> String {
             v.value_reference,
             xml_escape(v.description),
             causality_attributes(v),
-            value_attributes(v, |state| value_reference(state).to_string()),
+            with_declared_unit(
+                v,
+                value_attributes(v, |state| value_reference(state).to_string())
+            ),
         );
         if v.kind == Kind::String {
             // The one String parameter starts empty (a parameter must have a start value).

@@ -45,7 +45,8 @@ class ModelDescription:
             for category in root.iterfind("LogCategories/Category")
         ]
         if self.is_fmi3:
-            self.variables = [self._variable3(index, element)
+            units = {t.get("name"): t.get("unit", "") for t in root.iterfind("TypeDefinitions/Float64Type")}
+            self.variables = [self._variable3(index, element, units)
                               for index, element in enumerate(root.find("ModelVariables"), start=1)]
         else:
             self.variables = [
@@ -86,8 +87,9 @@ class ModelDescription:
         }
 
     @staticmethod
-    def _variable3(index, element):
-        """An FMI 3.0 variable: the type is the element, a String's start its <Start> child."""
+    def _variable3(index, element, units):
+        """An FMI 3.0 variable: the type is the element, a String's start its <Start> child, a
+        Float64's unit its declared type's (`units`: Float64Type name -> unit)."""
         start = element.get("start")
         if start is None and element.find("Start") is not None:
             start = element.find("Start").get("value", "")
@@ -101,7 +103,7 @@ class ModelDescription:
             "variability": element.get("variability", "continuous" if floating else "discrete"),
             "initial": element.get("initial", ""),
             "type": element.tag,
-            "unit": element.get("unit", ""),
+            "unit": element.get("unit", units.get(element.get("declaredType"), "")),
             "start": start or "",
             "min": element.get("min", ""),
             "max": element.get("max", ""),

@@ -29,14 +29,6 @@
 
 use super::{ElastoGap, NonFiniteStep, StepReport};
 
-/// The share of the contact's duration (through the mass in use) at a step's start where a
-/// switch does not stop it. The master's body, moved under a force held over the step, ends a
-/// step that stopped at the contact's end a little inside the contact the model left, and
-/// crosses back at once. Stopped there, the next step would be as short as that discrepancy,
-/// and the coupling would correct it over a step far too short for it. Along the motion (no
-/// mass) there is no such correction, and only a rounding is left out.
-pub const START_SHARE: f64 = 1e-2;
-
 /// How often a step is cut shorter at a switch its shorter self located earlier.
 pub const MAX_CUTS: usize = 3;
 
@@ -89,22 +81,16 @@ impl ElastoGap {
         Ok(Some(switch))
     }
 
-    /// The first switch of the step that lies inside it (a touch-down, or along the motion also a
-    /// contact's end): more than a rounding before its end, and past the [`START_SHARE`] of a
-    /// contact at its start.
+    /// The first switch of the step that lies inside it, more than a rounding from either end (a
+    /// step that starts at a switch, after an early return, locates it again at its start): a
+    /// touch-down, or along the motion also a contact's end.
     fn first_switch_inside(&self, h: f64, report: &StepReport) -> Option<Switch> {
         let rounding = 1e-9 * h + 8.0 * f64::EPSILON * self.time.abs();
-        let duration = self.contact_time.duration;
-        let floor = if report.dynamic && duration.is_finite() {
-            START_SHARE * duration
-        } else {
-            0.0
-        };
         report
             .integral
             .transitions()
             .filter(|t| t.entering || !report.dynamic)
-            .find(|t| t.tau > floor + rounding && t.tau < h - rounding)
+            .find(|t| t.tau > rounding && t.tau < h - rounding)
             .map(|t| Switch {
                 tau: t.tau,
                 entering: t.entering,

@@ -34,19 +34,14 @@ the expectations below reproduce it:
     (fmi-schema 0.8) drops FMI 3.0 <Enumeration> variables, so heldForce cannot be set through it
     ("Invalid variable name"): the runs use its default, Auto, with m_eff = 0. A prescribed motion
     then answers none of the FMU's probes and the steps go along the motion (docs/coupling.md);
-  * fmi-schema 0.8 also refuses a `unit` attribute on a Float64 variable ('unknown field "unit" in
-    element "FmiFloat64"': its FMI 3.0 float variables are strict and lack unit, displayUnit,
-    quantity, nominal...), which ElastoGap3.fmu's model description has; the Reference FMUs give
-    units through declared types, which it reads. So the runs use a copy of the .fmu whose
-    model description has the Float64 variables' unit attributes removed (the binary and all else
-    unchanged), and test_fmi_sim_loads_the_packaged_fmu_unchanged says when that is no longer needed.
+  * fmi-schema 0.8 refuses a `unit` attribute on a Float64 variable ('unknown field "unit" in
+    element "FmiFloat64"'): ElastoGap3.fmu gives its units through declared types (Float64Type), as
+    the Reference FMUs do, and fmi-sim reads the packaged .fmu as it is.
 """
 
 import csv
 import os
-import re
 import subprocess
-import zipfile
 
 import numpy as np
 import pytest
@@ -91,22 +86,10 @@ def applied(rows, times, after_event):
     return out
 
 
-def without_float64_units(text):
-    return re.sub(rb"<Float64 [^>]*>", lambda tag: re.sub(rb' unit="[^"]*"', b"", tag[0]), text)
-
-
 @pytest.fixture(scope="module")
-def fmi_sim_fmu(fmu3_path, tmp_path_factory):
-    """ElastoGap3.fmu with its Float64 variables' unit attributes removed (see the module doc)."""
-    copy = tmp_path_factory.mktemp("fmu") / "ElastoGap3.fmu"
-    with zipfile.ZipFile(fmu3_path) as source, zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as target:
-        for item in source.infolist():
-            data = source.read(item.filename)
-            if item.filename == "modelDescription.xml":
-                data = without_float64_units(data)
-                assert b' unit="' not in re.sub(rb"<UnitDefinitions>.*</UnitDefinitions>", b"", data, flags=re.S)
-            target.writestr(item, data)
-    return str(copy)
+def fmi_sim_fmu(fmu3_path):
+    """The packaged ElastoGap3.fmu, as it is."""
+    return fmu3_path
 
 
 def run(fmi_sim, fmu3_path, tmp_path, interface, flags=()):
@@ -143,11 +126,6 @@ def cs_runs(fmi_sim, fmi_sim_fmu, tmp_path_factory):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fmi-sim 0.7.0 (fmi-schema 0.8) refuses a unit attribute on an FMI 3.0 Float64 variable; "
-    "ElastoGap3.fmu could give its units through declared types instead, as the Reference FMUs do",
-)
 def test_fmi_sim_loads_the_packaged_fmu_unchanged(fmi_sim, fmu3_path, tmp_path):
     command = [fmi_sim, "--model", fmu3_path, "-o", str(tmp_path / "out.csv"), "co-simulation",
                "-s", "0", "-f", "0.01", "--output-interval", "0.01"]

@@ -1,5 +1,5 @@
 """The two packaged FMUs' XML: ElastoGap.fmu (FMI 2.0) and ElastoGap3.fmu (FMI 3.0), as
-`packaging/package.py` writes them to target/fmu/ ($ELASTOGAP_FMU and $ELASTOGAP_FMU3 override).
+`packaging/package.py` writes them to target/fmu/ ($ELASTOGAP_FMU and $ELASTOGAP3_FMU override).
 
     .venv/bin/python -m pytest tests/python/test_fmi3_package.py
 
@@ -32,7 +32,7 @@ TERMINAL_CAUSALITIES = {"input", "output", "parameter", "calculatedParameter"}
 
 
 def fmu3_path():
-    path = Path(os.environ.get("ELASTOGAP_FMU3", "target/fmu/ElastoGap3.fmu"))
+    path = Path(os.environ.get("ELASTOGAP3_FMU", "target/fmu/ElastoGap3.fmu"))
     return path if path.is_absolute() else ROOT / path
 
 
@@ -70,11 +70,15 @@ def variables(path):
             typed = next(iter(element))
             result[element.get("name")] = {**element.attrib, **typed.attrib}
     else:
+        # A Float64's unit is its declared type's (fmi-sim reads units only that way).
+        units = {t.get("name"): t.get("unit") for t in root.iterfind("TypeDefinitions/Float64Type")}
         for element in root.find("ModelVariables"):
             start = element.find("Start")
             attributes = dict(element.attrib)
             if start is not None:
                 attributes["start"] = start.get("value")
+            if element.tag == "Float64" and "declaredType" in attributes:
+                attributes["unit"] = units[attributes["declaredType"]]
             result[element.get("name")] = attributes
     return {name: tuple(a.get(key) for key in COMPARED) for name, a in result.items()}
 
