@@ -486,8 +486,8 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             with_row_changed(
                 &document,
                 "absent-type-empty-call",
-                "| — |",
-                "| `valueReferences[] is NULL` |",
+                "| — | StepMode",
+                "| `valueReferences[] is NULL` | StepMode",
             ),
             vec!["no Ok record"],
         ),
@@ -552,8 +552,24 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             vec!["key `enter-step-mode-in-step-mode` is used twice"],
         ),
     ];
+    // Rows that fail as the document stands (an FMU that does not yet do what a row says) are
+    // the every-row test's business; here only what a change adds counts. Line numbers are
+    // dropped, since removing or adding a row moves the rows after it.
+    let without_line = |failure: &String| {
+        let mut parts = failure.splitn(2, ' ');
+        let place = parts.next().unwrap_or("");
+        let place = place.split(':').next().unwrap_or(place);
+        format!("{place} {}", parts.next().unwrap_or(""))
+    };
+    let baseline: BTreeSet<String> = table_failures(&fmu, &document, &fmi2)
+        .iter()
+        .map(without_line)
+        .collect();
     for (changed, expected) in drifts {
-        let failures = table_failures(&fmu, &changed, &fmi2);
+        let failures: Vec<String> = table_failures(&fmu, &changed, &fmi2)
+            .into_iter()
+            .filter(|f| !baseline.contains(&without_line(f)))
+            .collect();
         for e in &expected {
             assert!(
                 failures.iter().any(|f| f.contains(e)),

@@ -902,6 +902,8 @@ pub const CASES: &[(&str, Case)] = &[
                 "the step did not go on after the refused set: {outcome:?}"
             ));
         }
+        // The continuation's steps run without it.
+        inst.seen().set_inside = None;
         let statuses = inst.seen().set_inside_statuses.clone();
         Outcome {
             returned: Returned::Status(statuses.first().copied().unwrap_or(Status::Ok)),
@@ -957,6 +959,7 @@ pub const CASES: &[(&str, Case)] = &[
         let (inst, outcome, problems) = step_into_contact_with_callback(fmu, |seen| {
             seen.insist_on_early_return = true;
         });
+        inst.seen().insist_on_early_return = false;
         Outcome {
             returned: Returned::Status(outcome.status),
             logs: take_logs(&inst),
