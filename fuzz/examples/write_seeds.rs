@@ -510,13 +510,6 @@ mod fmi3_seeds {
             self
         }
 
-        fn raw(&mut self, bytes: &[u8]) -> &mut Self {
-            for b in bytes {
-                self.0.byte(*b);
-            }
-            self
-        }
-
         /// Initialized with c = 1e4 and flange_b approaching at 0.5 m/s from 1 mm.
         fn approaching(&mut self) -> &mut Self {
             self.enter_initialization()
@@ -620,7 +613,10 @@ mod fmi3_seeds {
             .byte(2)
             .flag(false)
             .flag(false)
-            .raw(&[0, 0, 0, 0]);
+            .byte(0)
+            .byte(0)
+            .byte(0)
+            .byte(0);
         s.instantiate(cs, Flags::default()).approaching().step(1e-3);
         for which in 0..9 {
             s.0.op(op::ABSENT_TYPE)

@@ -418,7 +418,8 @@ impl Harness {
                         for _ in 0..r.count(4) {
                             let at = usize::from(r.u16());
                             let b = r.byte();
-                            if let Some(x) = bytes.get_mut(at % bytes.len().max(1)) {
+                            let len = bytes.len().max(1);
+                            if let Some(x) = bytes.get_mut(at % len) {
                                 *x ^= b;
                             }
                         }
