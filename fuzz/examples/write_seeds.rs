@@ -4,6 +4,11 @@
 //! start from meaningful buffers.
 //!
 //! `cargo run --example write_seeds -- corpus/deserialize_state` (from fuzz/).
+//!
+//! With `--fmi3-calls <dir>` it writes the seeds of `fmi3_calls` instead: FMI 3.0 scripts in the
+//! format of `elastogap_fuzz::fmi3_script`, each a life cycle that reaches code a random script
+//! rarely does (early return, event mode, the intermediate update, Model Exchange, FMU states
+//! across instances and interfaces, every kind of refused call).
 
 use std::path::PathBuf;
 
@@ -141,9 +146,15 @@ fn integrator_step(instance: &Instance, inputs: &[(Var, f64)], e_loss: f64) {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--fmi3-calls") {
+        let directory = PathBuf::from(args.get(1).map_or("corpus/fmi3_calls", String::as_str));
+        fmi3_seeds::write(&directory);
+        return;
+    }
     let directory = PathBuf::from(
-        std::env::args()
-            .nth(1)
+        args.first()
+            .cloned()
             .unwrap_or_else(|| "corpus/deserialize_state".into()),
     );
     std::fs::create_dir_all(&directory).expect("corpus directory");
@@ -352,5 +363,292 @@ fn main() {
     ];
     for (name, bytes) in seeds {
         std::fs::write(directory.join(format!("seed-{name}")), bytes).expect("write seed");
+    }
+}
+
+/// The `fmi3_calls` seeds, written as scripts.
+mod fmi3_seeds {
+    use std::path::Path;
+
+    use elastogap::variables::{Var, VARIABLES};
+    use elastogap_fuzz::fmi3_script::{op, Writer};
+
+    /// The reference byte that names `var` (its index in the table).
+    fn reference(var: Var) -> u8 {
+        let k = VARIABLES
+            .iter()
+            .position(|v| v.var == var)
+            .expect("a variable");
+        u8::try_from(k).expect("fewer than 224 variables")
+    }
+
+    /// A script under construction, one method per call.
+    #[derive(Default)]
+    struct Script(Writer);
+
+    /// The instance flags of `op::INSTANTIATE_*`.
+    #[derive(Default, Clone, Copy)]
+    struct Flags {
+        event_mode: bool,
+        early_return: bool,
+        intermediate: bool,
+    }
+
+    impl Script {
+        fn instantiate(&mut self, code: u8, flags: Flags) -> &mut Self {
+            // Name, token and resource path all "plain" (text selector 2); a logger; logging off.
+            self.0
+                .op(code)
+                .byte(2)
+                .byte(2)
+                .byte(2)
+                .flag(false)
+                .flag(false);
+            self.0
+                .flag(flags.event_mode)
+                .flag(flags.early_return)
+                .flag(flags.intermediate)
+                .flag(false);
+            self
+        }
+
+        fn plain(&mut self, code: u8) -> &mut Self {
+            self.0.op(code);
+            self
+        }
+
+        fn enter_initialization(&mut self) -> &mut Self {
+            self.0.op(op::ENTER_INITIALIZATION_MODE);
+            self.0.real(0.0).real(0.0).flag(false).real(0.0);
+            self
+        }
+
+        /// fmi3SetFloat64 of one variable, arrays passed truthfully.
+        fn set(&mut self, var: Var, value: f64) -> &mut Self {
+            self.0
+                .op(op::SET_FLOAT64)
+                .byte(1)
+                .byte(reference(var))
+                .real(value);
+            self.0.byte(0).byte(0).byte(0);
+            self
+        }
+
+        fn get(&mut self, vars: &[Var]) -> &mut Self {
+            self.0.op(op::GET_FLOAT64).byte(vars.len() as u8);
+            for var in vars {
+                self.0.byte(reference(*var));
+            }
+            for _ in vars {
+                self.0.real(0.0);
+            }
+            self.0.byte(0).byte(0).byte(0);
+            self
+        }
+
+        /// A key input (index into the target's SET_KEY list).
+        fn key(&mut self, which: u8, value: f64) -> &mut Self {
+            self.0.op(op::SET_KEY).byte(which).real(value);
+            self
+        }
+
+        fn step(&mut self, h: f64) -> &mut Self {
+            self.0.op(op::DO_STEP).byte(0).real(h).flag(false).byte(0);
+            self
+        }
+
+        fn update_discrete_states(&mut self) -> &mut Self {
+            self.0.op(op::UPDATE_DISCRETE_STATES).byte(0);
+            self
+        }
+
+        fn callback(&mut self, request: bool, insist: bool, step_inside: bool) -> &mut Self {
+            self.0
+                .op(op::CALLBACK)
+                .flag(request)
+                .flag(insist)
+                .flag(step_inside);
+            self
+        }
+
+        fn model_array(&mut self, which: u8) -> &mut Self {
+            self.0
+                .op(op::GET_MODEL_ARRAY)
+                .byte(which)
+                .flag(true)
+                .byte(0)
+                .flag(false);
+            self
+        }
+
+        fn state(&mut self, code: u8, slot: u8) -> &mut Self {
+            self.0.op(code).byte(slot);
+            self
+        }
+
+        fn serialize(&mut self, slot: u8) -> &mut Self {
+            self.0
+                .op(op::SERIALIZE)
+                .byte(slot)
+                .flag(false)
+                .byte(0)
+                .flag(false);
+            self
+        }
+
+        /// Deserializes the last serialized state into `slot`, with `flips` (offset, xor).
+        fn deserialize(&mut self, slot: u8, flips: &[(u16, u8)]) -> &mut Self {
+            self.0
+                .op(op::DESERIALIZE)
+                .byte(slot)
+                .byte(0)
+                .byte(flips.len() as u8);
+            for (at, xor) in flips {
+                self.0.byte(*at as u8).byte((*at >> 8) as u8).byte(*xor);
+            }
+            self.0.flag(false);
+            self
+        }
+
+        /// Initialized with c = 1e4 and flange_b approaching at 0.5 m/s from 1 mm.
+        fn approaching(&mut self) -> &mut Self {
+            self.enter_initialization()
+                .set(Var::C, 1e4)
+                .set(Var::D, 20.0)
+                .plain(op::EXIT_INITIALIZATION_MODE)
+                .key(3, 1e-3)
+                .key(4, -0.5)
+        }
+    }
+
+    pub fn write(directory: &Path) {
+        std::fs::create_dir_all(directory).expect("corpus directory");
+        let cs = op::INSTANTIATE_CO_SIMULATION;
+        let me = op::INSTANTIATE_MODEL_EXCHANGE;
+        let mut seeds: Vec<(&str, Script)> = Vec::new();
+
+        let mut s = Script::default();
+        s.instantiate(cs, Flags::default()).approaching();
+        s.step(1e-3)
+            .step(1e-3)
+            .step(1e-3)
+            .get(&[Var::F, Var::FMean, Var::ELoss]);
+        s.plain(op::TERMINATE)
+            .plain(op::RESET)
+            .approaching()
+            .step(2e-3);
+        seeds.push(("cs_life_cycle", s));
+
+        let early = Flags {
+            event_mode: true,
+            early_return: true,
+            intermediate: true,
+        };
+        let mut s = Script::default();
+        s.instantiate(cs, early)
+            .approaching()
+            .plain(op::ENTER_STEP_MODE);
+        s.callback(true, false, false)
+            .step(5e-3)
+            .plain(op::ENTER_EVENT_MODE);
+        s.update_discrete_states()
+            .get(&[Var::F])
+            .plain(op::ENTER_STEP_MODE)
+            .step(5e-3);
+        s.step(5e-3)
+            .plain(op::ENTER_EVENT_MODE)
+            .update_discrete_states();
+        s.plain(op::ENTER_STEP_MODE).step(5e-3);
+        seeds.push(("cs_early_return_event_mode", s));
+
+        let mut s = Script::default();
+        let intermediate = Flags {
+            intermediate: true,
+            ..Flags::default()
+        };
+        s.instantiate(cs, intermediate).approaching();
+        s.callback(true, true, true)
+            .step(5e-3)
+            .step(5e-3)
+            .get(&[Var::F, Var::SRel]);
+        seeds.push(("cs_intermediate_insisting", s));
+
+        let mut s = Script::default();
+        s.instantiate(me, Flags::default())
+            .approaching()
+            .update_discrete_states();
+        s.plain(op::ENTER_CONTINUOUS_TIME_MODE);
+        for k in 0..4 {
+            s.0.op(op::SET_TIME).byte(1).real(f64::from(k + 1) * 1e-3);
+            s.model_array(0)
+                .model_array(1)
+                .model_array(2)
+                .model_array(3);
+            s.0.op(op::COMPLETED_INTEGRATOR_STEP).flag(true).byte(0);
+        }
+        s.plain(op::ENTER_EVENT_MODE).update_discrete_states();
+        s.plain(op::ENTER_CONTINUOUS_TIME_MODE)
+            .model_array(4)
+            .model_array(5);
+        seeds.push(("me_life_cycle", s));
+
+        let mut s = Script::default();
+        s.instantiate(cs, Flags::default()).approaching().step(1e-3);
+        s.state(op::GET_FMU_STATE, 0).serialize(0).step(1e-3);
+        s.deserialize(1, &[]).state(op::SET_FMU_STATE, 1).step(1e-3);
+        s.deserialize(2, &[(20, 0x40), (300, 0xff)]);
+        s.0.op(op::USE_INSTANCE).byte(1);
+        s.instantiate(me, Flags::default()).deserialize(2, &[]);
+        s.state(op::SET_FMU_STATE, 0).state(op::FREE_FMU_STATE, 0);
+        s.0.op(op::USE_INSTANCE).byte(0);
+        s.state(op::SET_FMU_STATE, 0).state(op::FREE_FMU_STATE, 1);
+        seeds.push(("fmu_states_across_instances", s));
+
+        // Refused calls of every kind, on a running instance.
+        let mut s = Script::default();
+        s.plain(op::INSTANTIATE_SCHEDULED_EXECUTION);
+        s.0.op(cs)
+            .byte(2)
+            .byte(1)
+            .byte(2)
+            .flag(false)
+            .flag(false)
+            .byte(0)
+            .byte(0)
+            .byte(0)
+            .byte(0);
+        s.instantiate(cs, Flags::default()).approaching().step(1e-3);
+        for which in 0..9 {
+            s.0.op(op::ABSENT_TYPE)
+                .byte(1)
+                .byte(reference(Var::C))
+                .real(0.0);
+            s.0.byte(0).byte(0).byte(0).byte(which);
+            s.0.op(op::UNSUPPORTED).byte(which).byte(reference(Var::F));
+            s.0.op(op::NULL_INSTANCE).byte(which);
+        }
+        s.plain(op::RESET).approaching().plain(op::ENTER_EVENT_MODE);
+        s.plain(op::UPDATE_DISCRETE_STATES).byte_op(0);
+        s.0.op(op::DO_STEP)
+            .byte(0)
+            .real(f64::NAN)
+            .flag(false)
+            .byte(0);
+        s.plain(op::RESET).approaching().step(-1.0).plain(op::RESET);
+        s.approaching().key(3, f64::INFINITY).step(1e-3);
+        seeds.push(("refused_calls", s));
+
+        for (name, script) in seeds {
+            std::fs::write(directory.join(format!("seed-{name}")), &script.0.bytes)
+                .expect("write seed");
+        }
+    }
+
+    impl Script {
+        /// One raw argument byte after a plain opcode.
+        fn byte_op(&mut self, b: u8) -> &mut Self {
+            self.0.byte(b);
+            self
+        }
     }
 }

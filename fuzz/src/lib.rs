@@ -4,6 +4,9 @@
 //! The FMU is called in-process through the rlib (`elastogap::fmi2::*`), as an importer would call
 //! the shared library, so the sanitizers see both sides.
 
+pub mod fmi3;
+pub mod fmi3_script;
+
 use std::cell::RefCell;
 use std::ffi::{c_void, CStr, CString};
 
@@ -418,14 +421,12 @@ impl Instance {
                     0.0
                 };
                 assert!(
-                    f_t[axis] == expected
-                        || (f_t[axis] - expected).abs() <= 1e-12 * expected.abs(),
+                    f_t[axis] == expected || (f_t[axis] - expected).abs() <= 1e-12 * expected.abs(),
                     "{context}: f_t[{axis}] = {} against the Gap Force's {expected}",
                     f_t[axis]
                 );
             }
-        } else if value(Var::MaxStictionDeformation) > 0.0
-            && v_t[0].hypot(v_t[1]) < value(Var::VS)
+        } else if value(Var::MaxStictionDeformation) > 0.0 && v_t[0].hypot(v_t[1]) < value(Var::VS)
         {
             // Sticking: a spring on the deformation, up to static friction and the bound.
             let magnitude = f_t[0].hypot(f_t[1]);

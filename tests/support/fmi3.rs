@@ -98,6 +98,11 @@ pub struct Seen {
     pub request_early_return: bool,
     /// Outputs read inside the callback, `f` and `contact`, as the master sees them there.
     pub read_inside: Vec<(f64, f64)>,
+    /// Ask for an early return even where the FMU said `canReturnEarly = false` (a bad importer).
+    pub insist_on_early_return: bool,
+    /// A Float64 the callback tries to set (value reference, value), and the statuses it got.
+    pub set_inside: Option<(u32, f64)>,
+    pub set_inside_statuses: Vec<Status>,
 }
 
 /// The instance environment both callbacks get back: what they saw, and the instance (set after
@@ -108,7 +113,7 @@ pub struct Environment3 {
     pub binding: *const Fmi3Binding,
 }
 
-unsafe extern "C" fn log_message(
+pub unsafe extern "C" fn log_message(
     environment: fmi3::fmi3InstanceEnvironment,
     status: fmi3::fmi3Status,
     category: fmi3::fmi3String,
@@ -135,7 +140,7 @@ unsafe extern "C" fn log_message(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn intermediate_update(
+pub unsafe extern "C" fn intermediate_update(
     environment: fmi3::fmi3InstanceEnvironment,
     time: f64,
     _set_requested: bool,
@@ -147,11 +152,28 @@ unsafe extern "C" fn intermediate_update(
 ) {
     // SAFETY: as in `log_message`; the output pointers are the FMU's, valid for the call.
     let environment = unsafe { &*environment.cast::<Environment3>() };
-    let request = {
+    let (request, insist, set_inside) = {
         let mut seen = environment.seen.lock().unwrap();
         seen.intermediate.push((time, can_return_early));
-        seen.request_early_return
+        (
+            seen.request_early_return,
+            seen.insist_on_early_return,
+            seen.set_inside,
+        )
     };
+    if let Some((reference, value)) = set_inside {
+        let instance = *environment.instance.lock().unwrap();
+        // SAFETY: the binding outlives the instance; arrays of one element.
+        let status =
+            unsafe { (*environment.binding).fmi3SetFloat64(instance, &reference, 1, &value, 1) };
+        let status = Status::from(status);
+        environment
+            .seen
+            .lock()
+            .unwrap()
+            .set_inside_statuses
+            .push(status);
+    }
     if get_allowed {
         let instance = *environment.instance.lock().unwrap();
         let refs = [vr("f")];
@@ -175,7 +197,7 @@ unsafe extern "C" fn intermediate_update(
     if !early_return_requested.is_null() {
         // SAFETY: see above.
         unsafe {
-            *early_return_requested = request && can_return_early;
+            *early_return_requested = (request && can_return_early) || insist;
             if !early_return_time.is_null() {
                 *early_return_time = time;
             }
@@ -210,7 +232,7 @@ pub struct Instance3 {
 }
 
 impl Instance3 {
-    fn environment(fmu: &Arc<Fmu3>) -> Box<Environment3> {
+    pub fn environment(fmu: &Arc<Fmu3>) -> Box<Environment3> {
         Box::new(Environment3 {
             seen: Mutex::new(Seen::default()),
             instance: Mutex::new(std::ptr::null_mut()),
@@ -283,7 +305,7 @@ impl Instance3 {
         Self::made(fmu, instance, environment)
     }
 
-    fn made(
+    pub fn made(
         fmu: &Arc<Fmu3>,
         instance: fmi3::fmi3Instance,
         environment: Box<Environment3>,
@@ -299,7 +321,7 @@ impl Instance3 {
         })
     }
 
-    fn b(&self) -> &Fmi3Binding {
+    pub fn b(&self) -> &Fmi3Binding {
         &self.fmu.binding
     }
 

@@ -23,9 +23,11 @@
 //! - [`early_return_master`]: a Gauss–Seidel and Jacobi master whose steps may end early, driving
 //!   either FMU.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
+//! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`.
 
 #![allow(dead_code, unused_imports)]
 
+pub mod bad_input_doc;
 pub mod cosim;
 pub mod cosim3;
 pub mod early_return_master;

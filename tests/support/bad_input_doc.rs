@@ -1,0 +1,128 @@
+//! Reading the bad-input tables of `docs/bad-input*.md`: Markdown tables whose columns are found by
+//! their header, each row's cells as written (backslash-escaped pipes resolved).
+
+use std::collections::BTreeMap;
+
+/// One row of a table, its cells by lower-cased header.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// 1-based line in the document.
+    pub line: usize,
+    pub cells: BTreeMap<String, String>,
+}
+
+impl Row {
+    /// The cell under the first header that starts with `prefix` (lower case).
+    pub fn cell(&self, prefix: &str) -> Option<&str> {
+        self.cells
+            .iter()
+            .find(|(header, _)| header.starts_with(prefix))
+            .map(|(_, cell)| cell.as_str())
+    }
+
+    /// The key cell without its backticks.
+    pub fn key(&self) -> String {
+        self.cell("key").unwrap_or("").trim_matches('`').to_string()
+    }
+}
+
+pub fn split_cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_start_matches('|');
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let mut cells = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().unwrap().push('|');
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            other => cells.last_mut().unwrap().push(other),
+        }
+    }
+    cells.iter().map(|c| c.trim().to_string()).collect()
+}
+
+pub fn is_separator(line: &str) -> bool {
+    let cells = split_cells(line);
+    !cells.is_empty()
+        && cells
+            .iter()
+            .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':')))
+}
+
+/// The lines of the section that starts at the heading `heading` (exactly) and ends at the next
+/// heading of level 1 or 2, with their 1-based line numbers.
+pub fn section<'a>(document: &'a str, heading: &str) -> Vec<(usize, &'a str)> {
+    let lines: Vec<&str> = document.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.trim_end() == heading) else {
+        return Vec::new();
+    };
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with("# ") || l.starts_with("## "))
+        .map_or(lines.len(), |k| start + 1 + k);
+    (start + 1..end).map(|k| (k + 1, lines[k])).collect()
+}
+
+/// The rows of every table in `lines` (from [`section`]); `label` names the file in panics.
+pub fn table_rows(lines: &[(usize, &str)], label: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let is_header = lines[k].1.trim_start().starts_with('|')
+            && k + 1 < lines.len()
+            && is_separator(lines[k + 1].1);
+        if !is_header {
+            k += 1;
+            continue;
+        }
+        let header: Vec<String> = split_cells(lines[k].1)
+            .iter()
+            .map(|h| h.to_lowercase())
+            .collect();
+        k += 2;
+        while k < lines.len() && lines[k].1.trim_start().starts_with('|') {
+            let cells = split_cells(lines[k].1);
+            assert_eq!(
+                cells.len(),
+                header.len(),
+                "{label}:{}: {} cells under a header of {}",
+                lines[k].0,
+                cells.len(),
+                header.len()
+            );
+            rows.push(Row {
+                line: lines[k].0,
+                cells: header.iter().cloned().zip(cells).collect(),
+            });
+            k += 1;
+        }
+    }
+    rows
+}
+
+/// The text inside each pair of backticks.
+pub fn code_spans(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The FMI function names (`fmi2…` or `fmi3…` as `prefix` says) a cell mentions.
+pub fn function_names(cell: &str, prefix: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = cell;
+    while let Some(at) = rest.find(prefix) {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tail.len());
+        names.push(tail[..end].to_string());
+        rest = &tail[end..];
+    }
+    names
+}
