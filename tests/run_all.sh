@@ -5,7 +5,7 @@
 #   2. packaging/package.py        build, package and validate target/fmu/ElastoGap.fmu (FMI 2.0) and
 #                                  target/fmu/ElastoGap3.fmu (FMI 3.0); the tests need both
 #   3. cargo fmt --check
-#   4. cargo clippy --all-targets -- -D warnings
+#   4. cargo clippy --all-targets -- -D warnings   also with --features fmi3, and the FMI 3.0 library alone
 #   5. cargo test --release        with ELASTOGAP_FMU and ELASTOGAP3_FMU = the packaged FMUs (test binaries
 #                                  without LTO), and
 #                                  the test-only feature panic-probe for tests/panic_barrier.rs
@@ -40,8 +40,10 @@ done
 stage "cargo fmt --check"
 cargo fmt --all --check
 
-stage "cargo clippy --all-targets -- -D warnings"
+stage "cargo clippy --all-targets -- -D warnings (FMI 2.0, both layers, FMI 3.0 alone)"
 cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --features fmi3 -- -D warnings
+cargo clippy --lib --no-default-features --features fmi3 -- -D warnings
 
 stage "cargo test --release --features panic-probe (ELASTOGAP_FMU=$ELASTOGAP_FMU, ELASTOGAP3_FMU=$ELASTOGAP3_FMU)"
 # The FMU under test is the packaged one, built by package.py with the release profile as it ships.

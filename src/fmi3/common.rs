@@ -306,12 +306,8 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(instance: fmi3Instance) -> f
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status {
+    // Refused by `run` on a co-simulation instance without event mode.
     run(instance, Call::EnterEventMode, |fmu| {
-        if fmu.interface() == Interface::CoSimulation && !fmu.setup.event_mode_used {
-            return Err(error(
-                "the instance was instantiated with eventModeUsed = false",
-            ));
-        }
         fmu.state = State::EventMode;
         Ok(())
     })

@@ -362,6 +362,18 @@ pub(super) fn run_raw(
             instance.logger.log(ERROR, Category::StatusError, &message);
             return ERROR;
         }
+        // A co-simulation instance whose master said it uses no event mode has no Event Mode in
+        // its state machine: entering it is a call in the wrong state, which changes nothing.
+        let without_event_mode =
+            instance.interface() == Interface::CoSimulation && !instance.setup.event_mode_used;
+        if matches!(call, Call::EnterEventMode) && without_event_mode {
+            let message = format!(
+                "{}: the instance was instantiated with eventModeUsed = false, so its state machine has no Event Mode",
+                call.name()
+            );
+            instance.logger.log(ERROR, Category::StatusError, &message);
+            return ERROR;
+        }
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| body(pointer)));
     // SAFETY: the body's borrows ended with it (or with the unwind); the memory is intact.

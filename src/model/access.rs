@@ -184,12 +184,9 @@ impl ElastoGap {
             Var::AccelerationEstimate => p.acceleration_estimate = value as i32,
             Var::MEff => p.m_eff = value,
             Var::RelativeTolerance => p.relative_tolerance = value,
-            Var::FlangeAS => self.inputs.s_a = value,
-            Var::FlangeAV => self.inputs.v_a = value,
-            Var::FlangeBS => self.inputs.s_b = value,
-            Var::FlangeBV => self.inputs.v_b = value,
-            Var::VTx => self.inputs.v_t[0] = value,
-            Var::VTy => self.inputs.v_t[1] = value,
+            Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV | Var::VTx | Var::VTy => {
+                self.store_input(var, value)
+            }
             Var::F
             | Var::SRel
             | Var::VRel
@@ -219,6 +216,21 @@ impl ElastoGap {
             | Var::IndicatorStictionCircle => {
                 unreachable!("the FMI layer sets only parameters and inputs")
             }
+        }
+    }
+
+    /// Where [`Self::store_value`] keeps each input (inlined: every input a master sets comes here).
+    #[inline(always)]
+    fn store_input(&mut self, var: Var, value: f64) {
+        let inputs = &mut self.inputs;
+        match var {
+            Var::FlangeAS => inputs.s_a = value,
+            Var::FlangeAV => inputs.v_a = value,
+            Var::FlangeBS => inputs.s_b = value,
+            Var::FlangeBV => inputs.v_b = value,
+            Var::VTx => inputs.v_t[0] = value,
+            Var::VTy => inputs.v_t[1] = value,
+            _ => unreachable!("{var:?} is not an input"),
         }
     }
 

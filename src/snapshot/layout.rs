@@ -219,7 +219,7 @@ fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
 /// read back as 0 (none) unless positive, as those must read as they did.
 fn leftover_step(visitor: &mut Visitor<'_>, place: &mut f64) {
     visitor(place, Rule::Real);
-    if !(*place > 0.0) {
+    if place.is_nan() || *place <= 0.0 {
         *place = 0.0;
     }
 }
