@@ -9,7 +9,7 @@
 #   5. cargo test --release        with ELASTOGAP_FMU and ELASTOGAP3_FMU = the packaged FMUs (test binaries
 #                                  without LTO), and
 #                                  the test-only feature panic-probe for tests/panic_barrier.rs
-#      cargo test --release --features fmi3 --test fmi3_layer   the FMI 3.0 layer in-process
+#      cargo test --release --features fmi3 --test fmi3_layer --test no_allocation_fmi3   the FMI 3.0 layer in-process
 #   6. tests/win64/run.sh          win64 under wine: Windows builds of the tests against the .fmu's DLL
 #   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim and fmucontainer runs of the FMU
 #
@@ -53,11 +53,11 @@ stage "cargo test --release --features panic-probe (ELASTOGAP_FMU=$ELASTOGAP_FMU
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     cargo test --release --features panic-probe 2>&1 | tee "$log_dir/cargo-test.log"
 
-stage "cargo test --release --features fmi3 --test fmi3_layer"
+stage "cargo test --release --features fmi3 --test fmi3_layer --test no_allocation_fmi3"
 # The FMI 3.0 layer in-process needs the library built with the fmi3 feature (required-features);
 # a build of its own, as the one above must export exactly the FMI 2.0 functions (tests/exports.rs).
 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo test --release --features fmi3 --test fmi3_layer 2>&1 | tee -a "$log_dir/cargo-test.log"
+    cargo test --release --features fmi3 --test fmi3_layer --test no_allocation_fmi3 2>&1 | tee -a "$log_dir/cargo-test.log"
 
 stage "win64 under wine (tests/win64/run.sh)"
 bash tests/win64/run.sh 2>&1 | tee "$log_dir/win64.log"
