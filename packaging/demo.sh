@@ -7,9 +7,10 @@
 # locates the FMU's events; out/ElastoGap_me.*), and as a co-simulation with the parameter m_eff = 1 kg
 # (mass2, 1 kg, against a fixed wall: each step integrates the contact's own dynamics; Gauss-Seidel
 # master holding f_mean; out/ElastoGap_meff.*), through the FMI 3.0 FMU with early return and event
-# mode (each fmi3DoStep returns at the contact's start and end, a communication point there; m_eff =
-# 1 kg, Gauss-Seidel holding f_mean, plotted beside the FMI 2.0 run under the same master, the early
-# returns marked; out/ElastoGap_fmi3.*), then once more under three force laws for the figure of the
+# mode (each fmi3DoStep returns at a contact's start, and at its end while the FMU steps along the
+# master's motion, a communication point there; m_eff = 0 as in the first run, Gauss-Seidel holding
+# f_mean, plotted beside the FMI 2.0 run under the same master, the early returns marked;
+# out/ElastoGap_fmi3.*), then once more under three force laws for the figure of the
 # MSL ElastoGap documentation (out/ElastoGap_laws.*). Results (CSV and plots) go to out/.
 #
 #   bash packaging/demo.sh                                  # the README's first command
@@ -42,7 +43,7 @@ run_example --coupling model-exchange --step 0.005 "$@"
 echo
 run_example --m-eff 1 --coupling mean --step 0.01 "$@"
 echo
-run_example --fmi3 "$fmu3" --m-eff 1 --step 0.01 "$@"
+run_example --fmi3 "$fmu3" --step 0.01 "$@"
 echo
 # The figure of the MSL ElastoGap documentation (three force laws); no reference to compare with.
 run_example --laws-figure --step 0.001
