@@ -66,29 +66,45 @@ fn main() {
         terminals::terminals_and_icons(),
     )
     .expect("write terminalsAndIcons.xml");
-    restrict_exports_to_fmi2(&out_dir);
+    restrict_exports_to_fmi(&out_dir);
 }
 
-/// The FMU must export the FMI functions and nothing else, but rustc exports every `#[no_mangle]`
+/// The FMU must export its FMI functions and nothing else, but rustc exports every `#[no_mangle]`
 /// function of every dependency too (fmi-sys defines `callback_log` for its own logger) and lists
 /// each by name in its own version script (ELF) or `.def` file (PE).
 ///
+/// Which names stay is the cargo features' choice: `fmi2*` for the FMI 2.0 binary, `fmi3*` for the
+/// FMI 3.0 one, both when tests build the library with both layers.
+///
 /// ELF: GNU ld merges version scripts and an exact name beats a wildcard, so `callback_log` is
-/// named as local in a second script.
+/// named as local in a second script. Without the FMI 2.0 layer the symbol may be absent, and
+/// naming an absent symbol fails the link (`--no-undefined-version`), so that link allows it.
 ///
 /// PE (MinGW): ld exports every name of a `.def` file whatever else it is told (`--exclude-symbols`
 /// and version scripts only filter its automatic export, which a `.def` file turns off), so the
 /// `.def` itself must lose the names. gcc runs the linker through a `-wrapper` program; this one
-/// hands the linker a copy of each `.def` argument that keeps only the `fmi2*` names.
+/// hands the linker a copy of each `.def` argument that keeps only the FMI names.
 ///
 /// `tests/exports.rs` catches any other symbol on both.
-fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
+fn restrict_exports_to_fmi(out_dir: &std::path::Path) {
+    let fmi2 = env::var_os("CARGO_FEATURE_FMI2").is_some();
+    let fmi3 = env::var_os("CARGO_FEATURE_FMI3").is_some();
+    let prefixes: Vec<&str> = [(fmi2, "fmi2"), (fmi3, "fmi3")]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, prefix)| *prefix)
+        .collect();
+    if prefixes.is_empty() {
+        // No layer, nothing to export (a build of the core alone).
+        return;
+    }
     let target_os = env::var("CARGO_CFG_TARGET_OS");
     let target_env = env::var("CARGO_CFG_TARGET_ENV");
     let host_is_unix = !env::var("HOST").unwrap_or_default().contains("windows");
     if target_os.as_deref() == Ok("windows") && target_env.as_deref() == Ok("gnu") && host_is_unix {
-        let wrapper = out_dir.join("fmi2-exports-only.sh");
-        fs::write(&wrapper, DEF_FILTER_WRAPPER).expect("write the linker wrapper");
+        let wrapper = out_dir.join("fmi-exports-only.sh");
+        let script = DEF_FILTER_WRAPPER.replace("@PREFIXES@", &prefixes.join("|"));
+        fs::write(&wrapper, script).expect("write the linker wrapper");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -102,10 +118,19 @@ fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
     if target_os.as_deref() != Ok("linux") {
         return;
     }
+    let global: String = prefixes.iter().map(|p| format!(" {p}*;")).collect();
+    let local = " callback_log;";
+    if !fmi2 {
+        // Without the FMI 2.0 layer nothing of fmi-sys's fmi2 module is used, and whether the
+        // linker still sees `callback_log` depends on the toolchain (it does with rustc 1.95 and
+        // thin LTO, and then exports it unless named here); GNU ld >= 2.40 and LLD accept the
+        // name either way with this flag.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--undefined-version");
+    }
     let script = out_dir.join("exports.map");
     fs::write(
         &script,
-        "{\n  global: fmi2*;\n  local: callback_log; *;\n};\n",
+        format!("{{\n  global:{global}\n  local:{local} *;\n}};\n"),
     )
     .expect("write exports.map");
     println!(
@@ -116,15 +141,16 @@ fn restrict_exports_to_fmi2(out_dir: &std::path::Path) {
 
 /// gcc calls it as `wrapper <program> <arguments>` for each program it runs (only the linker, when
 /// rustc links). The filtered copy sits next to the original in rustc's private temporary folder.
+/// `@PREFIXES@` becomes the exported prefixes as an extended regular expression (`fmi2|fmi3`).
 const DEF_FILTER_WRAPPER: &str = r#"#!/bin/sh
 for argument do
     shift
     case $argument in
     *.def)
         if [ -f "$argument" ]; then
-            filtered="${argument%.def}.fmi2-only.def"
-            if ! { echo EXPORTS; grep -E '^[[:space:]]*"?fmi2' "$argument"; } >"$filtered"; then
-                echo "fmi2-exports-only: no fmi2 function in $argument" >&2
+            filtered="${argument%.def}.fmi-only.def"
+            if ! { echo EXPORTS; grep -E '^[[:space:]]*"?(@PREFIXES@)' "$argument"; } >"$filtered"; then
+                echo "fmi-exports-only: no @PREFIXES@ function in $argument" >&2
                 exit 1
             fi
             argument=$filtered

@@ -9,6 +9,7 @@
 //! - [`variables`]: the interface table, the single source of the get/set mapping, the
 //!   `modelDescription.xml` and the GUID.
 //! - [`snapshot`]: the serialized FMU state.
+//! - [`layer`]: what both FMI layers share that is not FMI-typed (`tableFile`, `file:` URIs).
 //! - `fmi2`, `fmi3`: the exported C ABIs (co-simulation and Model Exchange), one per binary (cargo
 //!   features `fmi2`, the default, and `fmi3`), the only modules with `unsafe`.
 
@@ -16,6 +17,7 @@
 
 pub mod coupling;
 pub mod laws;
+pub mod layer;
 pub mod model;
 pub mod snapshot;
 pub mod step;

@@ -492,8 +492,9 @@ pub const VARIABLES: &[Variable] = &[
         "Time derivative of xi_x: v_tx while sticking inside the circle, its part along the circle on it, 0 slipping or out of contact"),
     variable!(DerXiY, "der(xi_y)", 75, Real, Local, Continuous, None, Some("m/s"), Rule::Any, ON_MOTION_AND_V_T,
         "Time derivative of xi_y"),
-    // The event indicators as variables, which FMI 3.0's model structure names (FMI 2.0 only counts
-    // them); their values are those of the indicator vector (EVENT_INDICATORS).
+    // The event indicators as variables, which the newer standard's model structure names (the
+    // older one only counts them); their values are those of the indicator vector
+    // (EVENT_INDICATORS).
     variable!(IndicatorContact, "eventIndicator.contact", 90, Real, Local, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
         "Model Exchange's contact indicator: how far s_rel is outside the contact range; contact starts where it falls through 0 and ends where it rises through 0"),
     variable!(IndicatorKink, "eventIndicator.kink", 91, Real, Local, Continuous, None, Some("N"), Rule::Any, ON_MOTION,

@@ -63,7 +63,7 @@ impl Case {
             d,
             speed: random.log_uniform(0.3, 3.0),
             step_ratio: [0.1, 0.4, 1.3, 3.0][k % 4],
-            mass_known: k % 2 == 0,
+            mass_known: k.is_multiple_of(2),
             surroundings,
         }
     }

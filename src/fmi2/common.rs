@@ -10,11 +10,12 @@ use fmi_sys::fmi2::{
     fmi2Real, fmi2Status, fmi2String, fmi2Type, fmi2ValueReference,
 };
 
-use super::arguments::{resource_path, slice, slice_mut, string};
+use super::arguments::{slice, slice_mut, string};
 use super::instance::{run, Instance};
 use super::logging::{error, Category, Logger, ALL_CATEGORIES, CATEGORY_NAMES};
 use super::state::{interface_name, Call, State};
 use super::ERROR;
+use crate::layer::resource_path;
 use crate::model::{ElastoGap, Interface, Number};
 use crate::snapshot;
 use crate::variables::{Causality, Kind, Var, INPUT_COUNT, STATES};
@@ -463,7 +464,8 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
             if model.tables.is_none() {
                 model.tables = instance
                     .table_file
-                    .load(model.parameters.options.force_law)?;
+                    .load(model.parameters.options.force_law)
+                    .map_err(error)?;
             }
         }
         instance.model = model;

@@ -11,8 +11,8 @@ use super::{DISCARD, ERROR, FATAL, OK};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::table_file::TableFile;
 use crate::laws::GapTables;
+use crate::layer::TableFile;
 use crate::model::{ElastoGap, Interface};
 use crate::variables::{by_value_reference, Causality, Kind, Variability, Variable};
 
@@ -62,7 +62,8 @@ impl Instance {
             .map_err(|v| error(v.to_string()))?;
         self.model.tables = self
             .table_file
-            .load(self.model.parameters.options.force_law)?;
+            .load(self.model.parameters.options.force_law)
+            .map_err(error)?;
         Ok(())
     }
 
@@ -78,7 +79,10 @@ impl Instance {
         }
         let tables = match &self.model.tables {
             Some(tables) => Some(Arc::clone(tables)),
-            None => self.table_file.load(model.parameters.options.force_law)?,
+            None => self
+                .table_file
+                .load(model.parameters.options.force_law)
+                .map_err(error)?,
         };
         match tables {
             Some(tables) if tables.fingerprint == fingerprint => Ok(Some(tables)),
@@ -102,7 +106,7 @@ impl Instance {
             }
         }
         for (_, text) in values {
-            self.table_file.set(text)?;
+            self.table_file.set(text).map_err(error)?;
         }
         Ok(())
     }

@@ -8,14 +8,12 @@
 //! - `logging`: the declared log categories, the logger and the failure type.
 //! - `arguments`: the importer's pointers as slices and strings; resource URIs.
 //! - `instance`: one instance, its get/set rules and `run`.
-//! - `table_file`: the String parameter `tableFile` and the Gap Force tables it names.
 //! - [`common`], [`co_simulation`], [`model_exchange`]: the exported functions, by interface.
 
 mod arguments;
 mod instance;
 mod logging;
 mod state;
-mod table_file;
 
 pub mod co_simulation;
 pub mod common;

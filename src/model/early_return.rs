@@ -81,3 +81,106 @@ impl ElastoGap {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ElastoGap, Interface, StepReport};
+    use crate::variables::Var;
+
+    /// A gap with c = 1e4, d = 20, the body at flange_b `gap` above the stop at `speed` toward it.
+    fn approaching(gap: f64, speed: f64, m_eff: f64) -> ElastoGap {
+        let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
+        model.set_value(Var::C, 1e4);
+        model.set_value(Var::D, 20.0);
+        model.set_value(Var::MEff, m_eff);
+        model.set_value(Var::FlangeBS, gap);
+        model.set_value(Var::FlangeBV, -speed);
+        model.begin_run();
+        model
+    }
+
+    /// Along the master's motion (no mass) the touch-down is where the extrapolated motion
+    /// crosses the stop: at `gap/speed` for a constant speed, to the rounding of the time.
+    #[test]
+    fn a_step_along_the_motion_stops_at_the_touch_down() {
+        for (gap, speed, h) in [(0.004, 1.0, 0.01), (1e-3, 0.3, 0.02), (0.02, 2.5, 0.05)] {
+            let mut model = approaching(gap, speed, 0.0);
+            let mut start = model.clone();
+            let mut report = StepReport::default();
+            let switch = model
+                .do_step_to_switch(h, &mut start, &mut report)
+                .expect("a finite step")
+                .expect("the contact starts inside the step");
+            let exact = gap / speed;
+            assert!(switch.entering);
+            assert!(
+                (switch.tau - exact).abs() <= 1e-15,
+                "{} against {exact}",
+                switch.tau
+            );
+            assert_eq!(model.time, switch.tau);
+            // Before the switch: no contact, no impulse; `contact` still false there.
+            assert_eq!(report.integral.impulse, 0.0);
+            assert_eq!(model.read(Var::Contact), 0.0);
+            assert!(model.take_switch());
+            assert_eq!(model.read(Var::Contact), 1.0);
+            // The next step starts on the switch and goes on into the contact.
+            model.set_value(Var::FlangeBS, 0.0);
+            model.set_value(Var::FlangeBV, -speed);
+            let mut report = StepReport::default();
+            let next = model.do_step_to_switch(1e-3, &mut start, &mut report);
+            assert_eq!(next, Ok(None), "no second switch within a short step");
+            assert!(report.integral.impulse < 0.0, "the contact pushes back");
+            assert_eq!(model.read(Var::Contact), 1.0);
+        }
+    }
+
+    /// Without a switch inside, the step is `do_step`'s, bit for bit.
+    #[test]
+    fn a_step_without_a_switch_is_the_plain_step() {
+        for m_eff in [0.0, 1.0] {
+            let mut plain = approaching(0.5, 1.0, m_eff);
+            let mut stopping = plain.clone();
+            let mut start = plain.clone();
+            let (mut a, mut b) = (StepReport::default(), StepReport::default());
+            plain.do_step(0.01, &mut a).unwrap();
+            let switch = stopping.do_step_to_switch(0.01, &mut start, &mut b);
+            assert_eq!(switch, Ok(None));
+            assert_eq!(plain, stopping);
+            assert_eq!(stopping.contact_latch, None);
+        }
+    }
+
+    /// Through the body's mass the step locates the contact's end inside a step that holds the
+    /// whole contact, and stops there; the impulse up to there is the body's momentum change
+    /// (1 kg from -1 m/s to the rebound), which the contact alone gives.
+    #[test]
+    fn a_step_through_the_mass_stops_at_the_touch_down_and_at_the_end() {
+        let mut model = approaching(0.002, 1.0, 1.0);
+        let mut start = model.clone();
+        let mut report = StepReport::default();
+        let touch = model
+            .do_step_to_switch(0.1, &mut start, &mut report)
+            .unwrap()
+            .expect("touch-down inside the step");
+        assert!(touch.entering);
+        assert!((touch.tau - 0.002).abs() <= 1e-12, "{}", touch.tau);
+        let mut report = StepReport::default();
+        model.set_value(Var::FlangeBS, 0.0);
+        model.set_value(Var::FlangeBV, -1.0);
+        let end = model
+            .do_step_to_switch(0.1, &mut start, &mut report)
+            .unwrap()
+            .expect("the contact ends inside the step");
+        assert!(!end.entering);
+        let duration = std::f64::consts::PI * (1.0f64 / 1e4).sqrt();
+        // Damping shortens the half period a little: within 10 % of the undamped one.
+        assert!(
+            (end.tau / duration - 1.0).abs() < 0.1,
+            "{} against {duration}",
+            end.tau
+        );
+        let impulse = -report.integral.impulse;
+        assert!(impulse > 1.0 && impulse < 2.0, "impulse {impulse}");
+    }
+}

@@ -180,6 +180,18 @@ pub fn fmi3_gap(fmu: &Arc<Fmu3>, gap: Gap, x0: f64, v0: f64, options: CsOptions)
         assert_eq!(instance.set_f64(name, value), Status::Ok, "{name}");
     }
     assert_eq!(instance.exit_initialization_mode(), Status::Ok);
+    if options.event_mode_used {
+        // With event mode the instance leaves initialization in Event Mode (FMI 3.0, 4.2; the
+        // Reference FMUs' cs_event_mode example): the discrete states settle, then Step Mode.
+        loop {
+            let (status, again) = instance.update_discrete_states();
+            assert_eq!(status, Status::Ok);
+            if !again {
+                break;
+            }
+        }
+        assert_eq!(instance.enter_step_mode(), Status::Ok);
+    }
     Fmi3Gap {
         instance,
         event_mode: options.event_mode_used,

@@ -6,72 +6,67 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::arguments::resource_path;
-use super::logging::{error, Failure};
+use super::resource_path;
 use crate::laws::{ForceLaw, GapTables};
 
 /// The `tableFile` parameter of one instance.
 #[derive(Debug, Default)]
-pub(super) struct TableFile {
-    /// As set, and as `fmi2GetString` hands it out (valid until it is set again).
+pub struct TableFile {
+    /// As set, and as the layer's string getter hands it out (valid until it is set again).
     text: CString,
-    /// The FMU's `resources/` folder, from `fmi2Instantiate`'s resource location.
+    /// The FMU's `resources/` folder, as the importer named it at instantiation.
     resources: Option<PathBuf>,
 }
 
 impl TableFile {
-    pub(super) fn new(resources: Option<PathBuf>) -> Self {
+    pub fn new(resources: Option<PathBuf>) -> Self {
         TableFile {
             text: CString::default(),
             resources,
         }
     }
 
-    pub(super) fn text(&self) -> &CString {
+    pub fn text(&self) -> &CString {
         &self.text
     }
 
-    pub(super) fn set(&mut self, text: &str) -> Result<(), Failure> {
-        self.text =
-            CString::new(text).map_err(|_| error("tableFile must not contain a NUL character"))?;
+    pub fn set(&mut self, text: &str) -> Result<(), String> {
+        self.text = CString::new(text)
+            .map_err(|_| "tableFile must not contain a NUL character".to_string())?;
         Ok(())
     }
 
     /// Back to the start value (empty), keeping the resource location.
-    pub(super) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.text = CString::default();
     }
 
     /// The tables for the parameters now in effect: read and checked for the Gap Force when the
     /// file is named, none otherwise.
-    pub(super) fn load(&self, force_law: i32) -> Result<Option<Arc<GapTables>>, Failure> {
+    pub fn load(&self, force_law: i32) -> Result<Option<Arc<GapTables>>, String> {
         let text = self.text.to_str().unwrap_or("");
         if force_law != ForceLaw::GapForce as i32 || text.is_empty() {
             return Ok(None);
         }
         let path = self.resolve(text)?;
         let json = std::fs::read_to_string(&path).map_err(|why| {
-            error(format!(
+            format!(
                 "tableFile '{text}' cannot be read: {why} (looked for {})",
                 path.display()
-            ))
+            )
         })?;
-        let tables = GapTables::parse(&json).map_err(|why| {
-            error(format!(
-                "tableFile '{text}': {why} (read from {})",
-                path.display()
-            ))
-        })?;
+        let tables = GapTables::parse(&json)
+            .map_err(|why| format!("tableFile '{text}': {why} (read from {})", path.display()))?;
         Ok(Some(Arc::new(tables)))
     }
 
     /// A `file:` URI, an absolute path, or a path relative to the resources folder.
-    fn resolve(&self, text: &str) -> Result<PathBuf, Failure> {
+    fn resolve(&self, text: &str) -> Result<PathBuf, String> {
         if text.starts_with("file:") {
             return resource_path(text).map(PathBuf::from).ok_or_else(|| {
-                error(format!(
+                format!(
                     "tableFile '{text}' is not a file URI this FMU can read (file:///path, file:/path or file://localhost/path)"
-                ))
+                )
             });
         }
         let path = Path::new(text);
@@ -80,9 +75,9 @@ impl TableFile {
         }
         match &self.resources {
             Some(resources) => Ok(resources.join(path)),
-            None => Err(error(format!(
+            None => Err(format!(
                 "tableFile '{text}' is relative to the FMU's resources folder, but the importer gave no resource location"
-            ))),
+            )),
         }
     }
 }
