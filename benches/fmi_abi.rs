@@ -13,12 +13,16 @@
 //!   contact durations) or a step inside one; each timed call restores an FMU state first, and
 //!   `dynamic/restore_*` times the restore alone to be subtracted.
 //!
+//! - `fmi3_over_fmi2` (paired only, `fmi_abi/fmi3.rs`): `fmi3DoStep` against `fmi2DoStep` on the
+//!   same kinematic step, out of contact and in contact (issue 37: at most 1.05).
+//!
 //! Which library is timed: the packaged FMU named by `$ELASTOGAP_FMU` (unpacked as an importer
 //! does), else the cdylib that `cargo bench` has just built next to this benchmark, so the numbers
-//! never belong to a stale package. `examples/bench_ratios.rs` turns the estimates into the ratios
-//! of issue 4:
+//! never belong to a stale package; for FMI 3.0, `$ELASTOGAP3_FMU`, else that cdylib when built
+//! with `--features fmi3` (it then exports both layers). `examples/bench_ratios.rs` turns the
+//! estimates into the ratios of issues 4 and 37:
 //!
-//! `cargo bench --bench fmi_abi && cargo run --release --example bench_ratios`
+//! `cargo bench --features fmi3 --bench fmi_abi && cargo run --release --example bench_ratios`
 //!
 //! Every scenario is checked once outside the timing (status, contact, substep count, agreement of
 //! the C baseline with the Rust physics), so a timing never belongs to a failed or different call.
@@ -216,6 +220,9 @@ macro_rules! entry {
             .unwrap_or_else(|e| panic!("{} is not exported: {e}", stringify!($name)))
     };
 }
+
+#[path = "fmi_abi/fmi3.rs"]
+mod fmi3_pairs;
 
 fn vr(var: Var) -> fmi2::fmi2ValueReference {
     by_var(var).value_reference
@@ -1185,7 +1192,11 @@ fn quartiles(mut values: Vec<f64>) -> [f64; 3] {
 /// two of them (another process, the CPU clock) enters their ratio. Here the two sides of each
 /// target are timed in alternation, many times over, and the ratio is taken within each round:
 /// the median of those ratios is what `examples/bench_ratios.rs` reports as the targets.
-fn paired_ratios(library: &Library, dynamic: &mut [DynamicCase]) {
+fn paired_ratios(
+    library: &Library,
+    dynamic: &mut [DynamicCase],
+    fmi3: Result<&mut [fmi3_pairs::Pair], &str>,
+) {
     let set_state = entry!(library, fmi2SetFMUstate);
     let law_1_5 = GapLaw { n: 1.5, ..LAW };
     let do_step = entry!(library, fmi2DoStep);
@@ -1207,7 +1218,8 @@ fn paired_ratios(library: &Library, dynamic: &mut [DynamicCase]) {
     let mut in_contact_over_gauss_points = Vec::with_capacity(PAIRED_ROUNDS);
     let mut step_10_over_c = Vec::with_capacity(PAIRED_ROUNDS);
     let mut lifecycle_over_3000_evaluations = Vec::with_capacity(PAIRED_ROUNDS);
-    for _ in 0..PAIRED_ROUNDS {
+    let mut fmi3 = fmi3;
+    for round in 0..PAIRED_ROUNDS {
         let evaluation = time_calls(1_000, || {
             black_box(evaluate_all(&points));
         }) / EVALUATION_POINTS as f64;
@@ -1246,6 +1258,11 @@ fn paired_ratios(library: &Library, dynamic: &mut [DynamicCase]) {
         for comparison in &mut steps {
             comparison.round(do_step, baseline.do_step);
         }
+        if let Ok(pairs) = &mut fmi3 {
+            for pair in pairs.iter_mut() {
+                pair.round(round, do_step);
+            }
+        }
         let evaluation_1_5 = time_calls(200, || {
             black_box(evaluate_all_with(&law_1_5, &points));
         }) / EVALUATION_POINTS as f64;
@@ -1283,6 +1300,12 @@ fn paired_ratios(library: &Library, dynamic: &mut [DynamicCase]) {
         cases.insert(case.id.clone(), case.report());
     }
     report["dynamic"] = serde_json::Value::Object(cases);
+    report["fmi3_over_fmi2"] = match fmi3 {
+        Ok(pairs) => {
+            serde_json::Value::Object(pairs.iter_mut().map(|pair| pair.report()).collect())
+        }
+        Err(why) => serde_json::json!({ "not_measured": why }),
+    };
     let path = criterion_dir().join("paired_ratios.json");
     std::fs::create_dir_all(path.parent().unwrap()).expect("criterion's folder");
     std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).expect("write ratios");
@@ -1792,7 +1815,19 @@ fn benches(c: &mut Criterion) {
     bench_fmu_state(c, &library);
     let mut dynamic = dynamic_cases(&library);
     bench_dynamic(c, &dynamic);
-    paired_ratios(&library, &mut dynamic);
+    let library3 = fmi3_pairs::Library3::load(&library);
+    match &library3 {
+        Ok(library3) => eprintln!("pairing FMI 3.0 with FMI 2.0: {}", library3.origin),
+        Err(why) => eprintln!("fmi3DoStep against fmi2DoStep not measured: {why}"),
+    }
+    let mut pairs = library3
+        .as_ref()
+        .map(|library3| fmi3_pairs::pairs(&library, library3));
+    paired_ratios(
+        &library,
+        &mut dynamic,
+        pairs.as_deref_mut().map_err(|why| why.as_str()),
+    );
 }
 
 fn config() -> Criterion {

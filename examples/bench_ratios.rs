@@ -34,6 +34,13 @@
 //! The dynamic rows restore an FMU state before every step (so every timed step is the same one);
 //! the restore alone is timed beside it and subtracted.
 //!
+//! FMI 3.0 (issue 37), paired only:
+//! 7. `fmi3DoStep` over `fmi2DoStep` on the same kinematic step, out of contact and in contact
+//!    (one closed-form piece, `maxSubstepSize` = 0.1 ms): at most 1.05. The same step in contact
+//!    with early return allowed (no switch in the step) is shown beside it, without a limit.
+//!    Measured when the benchmark ran with `--features fmi3` (the cdylib exports both layers) or
+//!    with `$ELASTOGAP3_FMU` beside `$ELASTOGAP_FMU`; otherwise the report says why not.
+//!
 //! Exits with status 1 if an estimate is missing, never because a target is missed: timings are
 //! reported, not asserted.
 
@@ -275,6 +282,40 @@ fn run() -> Result<(), String> {
     kinematic(&estimates, evaluation)?;
     step_comparisons(&paired)?;
     dynamic(&estimates, &paired, evaluation)?;
+    fmi3_over_fmi2(&paired)?;
+    Ok(())
+}
+
+/// `fmi3DoStep` against `fmi2DoStep` on the same step, paired (issue 37's target 7).
+fn fmi3_over_fmi2(paired: &serde_json::Value) -> Result<(), String> {
+    println!("\nfmi3DoStep / fmi2DoStep on the same kinematic step (H = 1 ms), paired: median [quartiles].\n");
+    let Some(pairs) = paired.get("fmi3_over_fmi2").and_then(|v| v.as_object()) else {
+        println!("   not in paired_ratios.json: run the benchmark again (`--features fmi3`)");
+        return Ok(());
+    };
+    if let Some(why) = pairs.get("not_measured").and_then(|v| v.as_str()) {
+        println!("   not measured: {why}");
+        return Ok(());
+    }
+    println!(
+        "{:<40} {:>18} {:>18} {:>24} {:>6}  verdict",
+        "step", "fmi2DoStep ns", "fmi3DoStep ns", "fmi3 / fmi2", "limit"
+    );
+    for (key, value) in pairs {
+        let quartiles = |k: &str| {
+            triple(value, k).ok_or_else(|| format!("paired_ratios.json: no {k} for {key}"))
+        };
+        let [low, median, high] = quartiles("fmi3_over_fmi2")?;
+        let [_, fmi2_ns, _] = quartiles("fmi2_ns")?;
+        let [_, fmi3_ns, _] = quartiles("fmi3_ns")?;
+        let limit = value.get("limit").and_then(|v| v.as_f64());
+        println!(
+            "{key:<40} {fmi2_ns:>18.1} {fmi3_ns:>18.1} {:>24} {:>6}  {}",
+            format!("{median:.3} [{low:.3}, {high:.3}]"),
+            limit.map_or("-".to_string(), |l| format!("{l:.2}")),
+            limit.map_or("(information)", |l| verdict(median, l))
+        );
+    }
     Ok(())
 }
 

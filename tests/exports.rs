@@ -1,14 +1,25 @@
-//! The FMU binary exports exactly the FMI 2.0 common and co-simulation functions: importers such as
-//! fmusim resolve every one of them at load time, and any other exported symbol (a dependency's
-//! `#[no_mangle]` function such as fmi-sys's `callback_log`) can clash with the host or another FMU.
+//! The FMU binaries export exactly their standard's functions: the FMI 2.0 ones the 44 common,
+//! co-simulation and Model Exchange functions, the FMI 3.0 ones the 75 of fmi3Functions.h. Importers
+//! such as fmusim resolve every one of them at load time, and any other exported symbol (a
+//! dependency's `#[no_mangle]` function such as fmi-sys's `callback_log`) can clash with the host or
+//! another FMU.
 //!
 //! Checked binaries, read with the `object` crate (no `nm` needed):
-//! * the library cargo built next to this test (`target/<profile>/deps/libelastogap.so`), always;
+//! * the library cargo built next to this test (`target/<profile>/deps/libelastogap.so`), always:
+//!   the functions of the layers its cargo features enable (`fmi2`, `fmi3` or both);
 //! * `binaries/<platform>/<modelIdentifier>.<ext>` inside the packaged FMU, `$ELASTOGAP_FMU`
 //!   (must exist when set) or `target/fmu/ElastoGap.fmu` (when present);
-//! * `target/release/libelastogap.so`, when present;
+//! * `target/release/libelastogap.so`, when present: one layer's or both layers' functions exactly
+//!   (packaging/package.py builds both layers there, one after the other);
 //! * `binaries/win64/<modelIdentifier>.dll` inside the packaged FMU, from any platform: its export
-//!   list, and its import table, which may name Windows system DLLs only.
+//!   list, and its import table, which may name Windows system DLLs only;
+//! * both binaries of the FMI 3.0 FMU, `$ELASTOGAP3_FMU` (must exist when set) or
+//!   `target/fmu/ElastoGap3.fmu` (when present), from any platform:
+//!   `binaries/x86_64-linux/ElastoGap3.so` and `binaries/x86_64-windows/ElastoGap3.dll`, the same
+//!   checks as the FMI 2.0 ones.
+//!
+//! The FMI 3.0 list (`support/fmi3_names.rs`) is checked against fmi-sys's copy of fmi3Functions.h
+//! when cargo runs the test (it names the header's folder).
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -18,6 +29,43 @@ use object::{Object, ObjectSymbol, SymbolKind};
 
 #[path = "support/fmi2_names.rs"]
 mod fmi2_names;
+#[path = "support/fmi3_names.rs"]
+mod fmi3_names;
+
+/// One standard's function set, for the checks and their messages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Standard {
+    Fmi2,
+    Fmi3,
+}
+
+impl Standard {
+    fn names(self) -> BTreeSet<String> {
+        match self {
+            Standard::Fmi2 => fmi2_names::all().map(String::from).collect(),
+            Standard::Fmi3 => fmi3_names::all().map(String::from).collect(),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Standard::Fmi2 => "FMI 2.0",
+            Standard::Fmi3 => "FMI 3.0",
+        }
+    }
+}
+
+/// The layers the library built with this test exports: those its cargo features enable.
+fn enabled_layers() -> Vec<Standard> {
+    let mut layers = Vec::new();
+    if cfg!(feature = "fmi2") {
+        layers.push(Standard::Fmi2);
+    }
+    if cfg!(feature = "fmi3") {
+        layers.push(Standard::Fmi3);
+    }
+    layers
+}
 
 /// The FMI platform folder and library file name for the platform the tests run on.
 fn fmi_platform() -> (&'static str, &'static str, &'static str) {
@@ -66,25 +114,38 @@ fn exported_names(image: &[u8], what: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Compares the exported names with the standard's set; the error names what is missing and extra.
+/// Compares the exported names with the FMI 2.0 set; the error names what is missing and extra.
 fn check_exports(names: &BTreeSet<String>) -> Result<(), String> {
-    let expected: BTreeSet<String> = fmi2_names::all().map(|s| s.to_string()).collect();
+    check_exports_of(names, &[Standard::Fmi2])
+}
+
+/// Compares the exported names with the union of the standards' sets; the error names what is
+/// missing and extra.
+fn check_exports_of(names: &BTreeSet<String>, layers: &[Standard]) -> Result<(), String> {
+    let expected: BTreeSet<String> = layers.iter().flat_map(|s| s.names()).collect();
     let missing: Vec<_> = expected.difference(names).collect();
     let extra: Vec<_> = names.difference(&expected).collect();
     if missing.is_empty() && extra.is_empty() {
         Ok(())
     } else {
+        let labels: Vec<_> = layers.iter().map(|s| s.label()).collect();
         Err(format!(
-            "missing: {missing:?}; not FMI 2.0 co-simulation: {extra:?}"
+            "missing: {missing:?}; not {}: {extra:?}",
+            labels.join(" or ")
         ))
     }
 }
 
 fn assert_library(image: &[u8], what: &str) {
+    assert_library_of(image, what, &[Standard::Fmi2]);
+}
+
+fn assert_library_of(image: &[u8], what: &str, layers: &[Standard]) {
     let names = exported_names(image, what);
-    if let Err(problem) = check_exports(&names) {
+    if let Err(problem) = check_exports_of(&names, layers) {
         panic!("{what} exports the wrong set of symbols: {problem}");
     }
+    eprintln!("{what} exports exactly the {} functions", names.len());
 }
 
 /// The library built alongside this test binary (`target/<profile>/deps/`).
@@ -140,10 +201,10 @@ fn read_entry(archive: &mut zip::ZipArchive<std::fs::File>, name: &str, fmu: &Pa
 }
 
 #[test]
-fn library_built_with_this_test_exports_exactly_the_fmi2_functions() {
+fn library_built_with_this_test_exports_exactly_the_functions_of_its_layers() {
     let path = library_next_to_this_test();
     let image = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    assert_library(&image, &path.display().to_string());
+    assert_library_of(&image, &path.display().to_string(), &enabled_layers());
 }
 
 /// The packaged FMU opened as an importer opens it, with the archive path of its binary
@@ -302,24 +363,33 @@ fn packaged_win64_dll_exports_exactly_the_fmi2_functions_and_imports_only_system
         return;
     };
     if archive.by_name(&name).is_err() {
-        let skipped =
-            std::env::var_os("ELASTOGAP_SKIP_WIN64").is_some_and(|v| v != "0" && !v.is_empty());
-        assert!(
-            skipped,
-            "{} has no {name}: package with the win64 toolchain (packaging/setup.sh installs it)",
-            fmu.display()
-        );
-        eprintln!(
-            "{} has no {name} (ELASTOGAP_SKIP_WIN64 is set)",
-            fmu.display()
-        );
+        assert_win64_skipped(&fmu, &name);
         return;
     }
     let image = read_entry(&mut archive, &name, &fmu);
-    let what = format!("{}:{name}", fmu.display());
-    assert_library(&image, &what);
-    let dlls = imported_dlls(&image, &what);
-    eprintln!("{name} imports {}", dlls.join(", "));
+    assert_windows_dll(&image, &format!("{}:{name}", fmu.display()), Standard::Fmi2);
+}
+
+/// Only `ELASTOGAP_SKIP_WIN64` (a developer's linux64-only package) excuses a missing DLL.
+fn assert_win64_skipped(fmu: &Path, name: &str) {
+    let skipped =
+        std::env::var_os("ELASTOGAP_SKIP_WIN64").is_some_and(|v| v != "0" && !v.is_empty());
+    assert!(
+        skipped,
+        "{} has no {name}: package with the win64 toolchain (packaging/setup.sh installs it)",
+        fmu.display()
+    );
+    eprintln!(
+        "{} has no {name} (ELASTOGAP_SKIP_WIN64 is set)",
+        fmu.display()
+    );
+}
+
+/// A Windows DLL of the FMU: exactly the standard's exports, x86-64, system DLLs only.
+fn assert_windows_dll(image: &[u8], what: &str, standard: Standard) {
+    assert_library_of(image, what, &[standard]);
+    let dlls = imported_dlls(image, what);
+    eprintln!("{what} imports {}", dlls.join(", "));
     assert!(
         dlls.iter().any(|d| d.eq_ignore_ascii_case("kernel32.dll")),
         "{what}: no KERNEL32.dll among the imports {dlls:?}: not a Windows DLL built as expected"
@@ -353,15 +423,34 @@ fn the_import_check_refuses_mingw_runtime_dlls() {
     );
 }
 
+/// `cargo build --release` makes the FMI 2.0 library there, `--no-default-features --features
+/// fmi3` the FMI 3.0 one (packaging/package.py builds both, the FMI 3.0 one last), and a build with
+/// both features exports both sets: any of the three exactly, nothing else.
 #[test]
-fn release_library_exports_exactly_the_fmi2_functions() {
+fn release_library_exports_exactly_the_functions_of_one_layer_or_both() {
     let (_, prefix, extension) = fmi_platform();
     let path = manifest_dir().join(format!("target/release/{prefix}elastogap.{extension}"));
     let Ok(image) = std::fs::read(&path) else {
         eprintln!("no {}; `cargo build --release` to check it", path.display());
         return;
     };
-    assert_library(&image, &path.display().to_string());
+    let what = path.display().to_string();
+    let names = exported_names(&image, &what);
+    let choices: [&[Standard]; 3] = [
+        &[Standard::Fmi2],
+        &[Standard::Fmi3],
+        &[Standard::Fmi2, Standard::Fmi3],
+    ];
+    let problems: Vec<String> = choices
+        .iter()
+        .map(|layers| check_exports_of(&names, layers))
+        .filter_map(Result::err)
+        .collect();
+    assert!(
+        problems.len() < choices.len(),
+        "{what} exports the wrong set of symbols: {}",
+        problems.join("; or ")
+    );
 }
 
 #[test]
@@ -375,5 +464,217 @@ fn the_check_names_missing_and_extra_symbols() {
     assert!(
         problem.contains("\"fmi2CancelStep\"") && problem.contains("\"callback_log\""),
         "{problem}"
+    );
+}
+
+#[test]
+fn the_check_of_both_layers_names_what_the_other_lacks() {
+    let fmi3: BTreeSet<String> = Standard::Fmi3.names();
+    assert_eq!(fmi3.len(), fmi3_names::COUNT);
+    assert_eq!(check_exports_of(&fmi3, &[Standard::Fmi3]), Ok(()));
+    let problem = check_exports_of(&fmi3, &[Standard::Fmi2, Standard::Fmi3]).unwrap_err();
+    assert!(problem.contains("\"fmi2DoStep\""), "{problem}");
+    let mut both: BTreeSet<String> = fmi3.union(&Standard::Fmi2.names()).cloned().collect();
+    assert_eq!(both.len(), 44 + fmi3_names::COUNT);
+    assert_eq!(
+        check_exports_of(&both, &[Standard::Fmi2, Standard::Fmi3]),
+        Ok(())
+    );
+    both.remove("fmi3ActivateModelPartition");
+    let problem = check_exports_of(&both, &[Standard::Fmi3]).unwrap_err();
+    assert!(
+        problem.contains("\"fmi3ActivateModelPartition\"") && problem.contains("\"fmi2DoStep\""),
+        "{problem}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The FMI 3.0 FMU
+// ---------------------------------------------------------------------------------------------
+
+/// `$ELASTOGAP3_FMU` (must exist when set), else `target/fmu/ElastoGap3.fmu` when present.
+fn packaged_fmu3() -> Option<PathBuf> {
+    match std::env::var_os("ELASTOGAP3_FMU").filter(|p| !p.is_empty()) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            let path = if path.is_absolute() {
+                path
+            } else {
+                manifest_dir().join(path)
+            };
+            assert!(
+                path.is_file(),
+                "ELASTOGAP3_FMU={} does not exist",
+                path.display()
+            );
+            Some(path)
+        }
+        None => {
+            let path = manifest_dir().join("target/fmu/ElastoGap3.fmu");
+            path.is_file().then_some(path)
+        }
+    }
+}
+
+/// The FMI 3.0 FMU opened, with its one model identifier: FMI 3.0 lets each interface name its
+/// own binary, this FMU names the same one for both.
+fn packaged_fmu3_archive() -> Option<(PathBuf, zip::ZipArchive<std::fs::File>, String)> {
+    let Some(fmu) = packaged_fmu3() else {
+        eprintln!(
+            "no packaged FMI 3.0 FMU (target/fmu/ElastoGap3.fmu); run packaging/package.py to check it"
+        );
+        return None;
+    };
+    let file = std::fs::File::open(&fmu).expect("open the FMU");
+    let mut archive = zip::ZipArchive::new(file).expect("the FMU is a zip archive");
+    let description = read_entry(&mut archive, "modelDescription.xml", &fmu);
+    let text = String::from_utf8_lossy(&description);
+    let document = roxmltree::Document::parse(&text).expect("modelDescription.xml");
+    let root = document.root_element();
+    assert_eq!(
+        root.attribute("fmiVersion"),
+        Some("3.0"),
+        "{}",
+        fmu.display()
+    );
+    let identifiers: BTreeSet<&str> = root
+        .children()
+        .filter(|n| n.has_tag_name("CoSimulation") || n.has_tag_name("ModelExchange"))
+        .filter_map(|n| n.attribute("modelIdentifier"))
+        .collect();
+    assert_eq!(
+        identifiers.len(),
+        1,
+        "{}: the interfaces name {identifiers:?}",
+        fmu.display()
+    );
+    let identifier = identifiers.into_iter().next().unwrap().to_string();
+    Some((fmu, archive, identifier))
+}
+
+/// From any platform: the file is the same one users get.
+#[test]
+fn packaged_fmi3_linux_binary_exports_exactly_the_fmi3_functions() {
+    let Some((fmu, mut archive, identifier)) = packaged_fmu3_archive() else {
+        return;
+    };
+    let name = format!("binaries/x86_64-linux/{identifier}.so");
+    let image = read_entry(&mut archive, &name, &fmu);
+    let what = format!("{}:{name}", fmu.display());
+    let file = object::File::parse(&*image).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(file.format(), object::BinaryFormat::Elf, "{what}");
+    assert_eq!(file.architecture(), object::Architecture::X86_64, "{what}");
+    assert_library_of(&image, &what, &[Standard::Fmi3]);
+}
+
+/// The same glibc floor as the FMI 2.0 binary's.
+#[cfg(target_os = "linux")]
+#[test]
+fn packaged_fmi3_linux_binary_needs_no_glibc_newer_than_2_17() {
+    let Some((fmu, mut archive, identifier)) = packaged_fmu3_archive() else {
+        return;
+    };
+    let name = format!("binaries/x86_64-linux/{identifier}.so");
+    let image = read_entry(&mut archive, &name, &fmu);
+    let needed = glibc_versions(&image, &name);
+    let newest = needed.last().copied().expect("the binary needs glibc");
+    assert!(
+        newest <= (2, 17),
+        "{name} needs GLIBC_{}.{} (all: {needed:?}); the floor is 2.17",
+        newest.0,
+        newest.1
+    );
+}
+
+#[test]
+fn packaged_fmi3_windows_dll_exports_exactly_the_fmi3_functions_and_imports_only_system_dlls() {
+    let Some((fmu, mut archive, identifier)) = packaged_fmu3_archive() else {
+        return;
+    };
+    let name = format!("binaries/x86_64-windows/{identifier}.dll");
+    if archive.by_name(&name).is_err() {
+        assert_win64_skipped(&fmu, &name);
+        return;
+    }
+    let image = read_entry(&mut archive, &name, &fmu);
+    assert_windows_dll(&image, &format!("{}:{name}", fmu.display()), Standard::Fmi3);
+}
+
+/// The functions fmi3Functions.h declares: its `FMI3_Export fmi3XxxTYPE fmi3Xxx;` lines.
+fn header_functions(header: &str) -> Vec<String> {
+    header
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("FMI3_Export "))
+        .map(|declaration| {
+            let words: Vec<&str> = declaration.split_whitespace().collect();
+            let name = words
+                .last()
+                .and_then(|w| w.strip_suffix(';'))
+                .unwrap_or_else(|| panic!("not a declaration: {declaration:?}"));
+            assert_eq!(
+                words.first().copied(),
+                Some(format!("{name}TYPE").as_str()),
+                "{declaration:?}"
+            );
+            name.to_string()
+        })
+        .collect()
+}
+
+/// fmi-sys's copy of fmi3Functions.h (the headers its bindings are made from), found through
+/// `cargo metadata`: `None` when the test runs without cargo (under Wine).
+fn fmi3_functions_header() -> Option<PathBuf> {
+    let cargo = std::env::var_os("CARGO")?;
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--manifest-path",
+        ])
+        .arg(manifest_dir().join("Cargo.toml"))
+        .output()
+        .expect("run `cargo metadata`");
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata writes JSON");
+    let manifest = metadata["packages"]
+        .as_array()
+        .expect("cargo metadata lists packages")
+        .iter()
+        .find(|package| package["name"] == "fmi-sys")
+        .and_then(|package| package["manifest_path"].as_str())
+        .expect("fmi-sys is a dependency with a manifest path");
+    let header = Path::new(manifest)
+        .parent()
+        .expect("a manifest has a folder")
+        .join("fmi-standard3/headers/fmi3Functions.h");
+    assert!(header.is_file(), "no {}", header.display());
+    Some(header)
+}
+
+#[test]
+fn the_fmi3_list_is_the_functions_of_fmi3functions_h() {
+    let names: Vec<&str> = fmi3_names::all().collect();
+    let unique: BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(unique.len(), names.len(), "a name is listed twice");
+    assert_eq!(names.len(), fmi3_names::COUNT);
+    let Some(header) = fmi3_functions_header() else {
+        eprintln!("not run by cargo: fmi-sys's fmi3Functions.h not looked for");
+        return;
+    };
+    let text = std::fs::read_to_string(&header).expect("read fmi3Functions.h");
+    let declared = header_functions(&text);
+    // In the header's order: the list is written as the header is laid out.
+    assert_eq!(
+        names,
+        declared,
+        "support/fmi3_names.rs against {}",
+        header.display()
     );
 }

@@ -18,8 +18,17 @@
 //!    identical everywhere.
 //!
 //! Without either variable the script runs once and only checks it completes.
+//!
+//! The FMI 3.0 twin (`parity/fmi3.rs`): the impacts through `ElastoGap3` (`$ELASTOGAP3_FMU`)
+//! co-simulated without early return, with early return, with early return and event mode, with the
+//! intermediate-update callback, and as Model Exchange, compared the same way through
+//! `ELASTOGAP_PARITY3_OUT` and `ELASTOGAP_PARITY3_WIN64`; its plain runs must also give the FMI 2.0
+//! script's impact records bit for bit on the platform they run on.
 
 mod support;
+
+#[path = "parity/fmi3.rs"]
+mod fmi3_script;
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -327,10 +336,29 @@ fn the_call_script_gives_the_same_bits_on_linux64_and_win64() {
         records.len() > 6 * 160 * 7,
         "the script is shorter than planned"
     );
+    compare_across_platforms(&records, "ELASTOGAP_PARITY_OUT", "ELASTOGAP_PARITY_WIN64");
+}
 
-    if let Some(path) = std::env::var_os("ELASTOGAP_PARITY_OUT") {
+#[test]
+fn the_fmi3_call_script_gives_the_same_bits_on_linux64_and_win64() {
+    let fmu3 = support::fmi3::Fmu3::load_default();
+    let mut records = Vec::new();
+    fmi3_script::cs_records(&fmu3, &mut records);
+    fmi3_script::me_records(&fmu3, &mut records);
+    let fmi2 = fmi3_script::fmi2_plain_records(&Fmu::load_default());
+    let same = fmi3_script::the_plain_runs_are_fmi2s(&records, &fmi2);
+    eprintln!(
+        "parity: {same} records of fmi3DoStep without early return bit-identical to fmi2DoStep's"
+    );
+    compare_across_platforms(&records, "ELASTOGAP_PARITY3_OUT", "ELASTOGAP_PARITY3_WIN64");
+}
+
+/// Writes the records to the file `$<out>` (the run under Wine), or compares them with the records
+/// in the file `$<win64>` (the native run after it), or neither.
+fn compare_across_platforms(records: &[Record], out: &str, win64: &str) {
+    if let Some(path) = std::env::var_os(out) {
         let mut text = String::new();
-        for record in &records {
+        for record in records {
             text.push_str(&record.to_line());
             text.push('\n');
         }
@@ -338,15 +366,13 @@ fn the_call_script_gives_the_same_bits_on_linux64_and_win64() {
         eprintln!("parity: {} records written to {path:?}", records.len());
     }
 
-    let Some(path) = std::env::var_os("ELASTOGAP_PARITY_WIN64") else {
-        eprintln!(
-            "parity: no ELASTOGAP_PARITY_WIN64 file to compare with (tests/win64/run.sh sets it)"
-        );
+    let Some(path) = std::env::var_os(win64) else {
+        eprintln!("parity: no {win64} file to compare with (tests/win64/run.sh sets it)");
         return;
     };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path:?}: {e}"));
     let other: Vec<Record> = text.lines().map(Record::parse).collect();
-    let found = differences(&records, &other);
+    let found = differences(records, &other);
     let exact: Vec<_> = found.iter().filter(|(_, tag, _)| *tag == EXACT).collect();
     assert!(
         exact.is_empty(),

@@ -9,8 +9,11 @@
 #   2. makes a throwaway Wine prefix in target/win64/wineprefix and puts the test-only stand-in for
 #      bcryptprimitives.dll (tests/win64/bcryptprimitives.c) into its system32;
 #   3. runs each test binary under wine64 with ELASTOGAP_FMU = the packed .fmu, so that the test
-#      importer (tests/support) unpacks it and loads binaries/win64/ElastoGap.dll;
-#   4. parity: the records tests/parity.rs wrote under Wine are compared with a native run.
+#      importer (tests/support) unpacks it and loads binaries/win64/ElastoGap.dll, and
+#      ELASTOGAP3_FMU = the packed FMI 3.0 .fmu (binaries/x86_64-windows/ElastoGap3.dll: its exports
+#      and imports, and tests/parity.rs's FMI 3.0 script);
+#   4. parity: the records tests/parity.rs wrote under Wine (FMI 2.0 and FMI 3.0) are compared with
+#      a native run.
 #
 # Prints libtest's "test result:" lines (tests/run_all.sh adds them to its total); exits non-zero on
 # the first failure.
@@ -42,6 +45,13 @@ case $fmu in /*) ;; *) fmu="$root/$fmu" ;; esac
 python3 - "$fmu" <<'EOF' || die "$fmu has no binaries/win64/ElastoGap.dll: package it with the win64 toolchain (unset ELASTOGAP_SKIP_WIN64)"
 import sys, zipfile
 sys.exit("binaries/win64/ElastoGap.dll" not in zipfile.ZipFile(sys.argv[1]).namelist())
+EOF
+fmu3=${ELASTOGAP3_FMU:-$root/target/fmu/ElastoGap3.fmu}
+case $fmu3 in /*) ;; *) fmu3="$root/$fmu3" ;; esac
+[ -f "$fmu3" ] || die "no packed FMI 3.0 FMU at $fmu3: run packaging/package.py first"
+python3 - "$fmu3" <<'EOF' || die "$fmu3 has no binaries/x86_64-windows/ElastoGap3.dll: package it with the win64 toolchain (unset ELASTOGAP_SKIP_WIN64)"
+import sys, zipfile
+sys.exit("binaries/x86_64-windows/ElastoGap3.dll" not in zipfile.ZipFile(sys.argv[1]).namelist())
 EOF
 
 wine=$(command -v wine64 || true)
@@ -106,14 +116,17 @@ say "Wine prefix ready in $((SECONDS - prefix_started)) s ($("$wine" --version))
 # --- 3. the tests under Wine ------------------------------------------------------------------
 windows_path() { printf 'Z:%s' "${1//\//\\}"; }
 parity_records="$root/target/win64/parity-win64.txt"
-rm -f "$parity_records"
-export ELASTOGAP_FMU
+parity3_records="$root/target/win64/parity3-win64.txt"
+rm -f "$parity_records" "$parity3_records"
+export ELASTOGAP_FMU ELASTOGAP3_FMU
 ELASTOGAP_FMU=$(windows_path "$fmu")
+ELASTOGAP3_FMU=$(windows_path "$fmu3")
 # Runs one test binary under Wine, its output to $root/target/win64/<test>.out and to stdout.
 run_under_wine() {
     local out="$root/target/win64/$1.out" status=0
-    ELASTOGAP_PARITY_OUT=$(windows_path "$parity_records") "$wine" "${executable[$1]}" </dev/null \
-        >"$out" 2>&1 || status=$?
+    ELASTOGAP_PARITY_OUT=$(windows_path "$parity_records") \
+        ELASTOGAP_PARITY3_OUT=$(windows_path "$parity3_records") \
+        "$wine" "${executable[$1]}" </dev/null >"$out" 2>&1 || status=$?
     tr -d '\r' <"$out"
     return "$status"
 }
@@ -135,8 +148,10 @@ done
 
 # --- 4. parity with the native run ------------------------------------------------------------
 [ -s "$parity_records" ] || die "tests/parity.rs wrote no records under Wine"
-printf '\n--- tests/parity.rs natively, compared with the records of the win64 run\n'
+[ -s "$parity3_records" ] || die "tests/parity.rs wrote no FMI 3.0 records under Wine"
+printf '\n--- tests/parity.rs natively, compared with the records of the win64 run (FMI 2.0 and 3.0)\n'
 ELASTOGAP_FMU="$fmu" ELASTOGAP_PARITY_WIN64="$parity_records" \
+    ELASTOGAP3_FMU="$fmu3" ELASTOGAP_PARITY3_WIN64="$parity3_records" \
     CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo test --release --quiet --test parity -- the_call_script --nocapture 2>&1
+    cargo test --release --quiet --test parity -- call_script --nocapture 2>&1
 say "done in $((SECONDS - started)) s"
