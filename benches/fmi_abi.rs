@@ -1806,6 +1806,10 @@ fn benches(c: &mut Criterion) {
     check_value_references();
     let library = Library::load();
     eprintln!("timing {}", library.origin);
+    if std::env::var_os("ELASTOGAP_BENCH_FMI3_ONLY").is_some() {
+        fmi3_pairs_only(&library);
+        return;
+    }
     bench_laws(c);
     bench_kinematic(c);
     bench_do_step(c, &library);
@@ -1828,6 +1832,23 @@ fn benches(c: &mut Criterion) {
         &mut dynamic,
         pairs.as_deref_mut().map_err(|why| why.as_str()),
     );
+}
+
+/// `ELASTOGAP_BENCH_FMI3_ONLY=1`: only the pairs of `fmi3DoStep` against `fmi2DoStep`, their
+/// quartiles printed (a quick look while working on the FMI 3.0 layer; nothing is written).
+fn fmi3_pairs_only(library: &Library) {
+    let library3 = fmi3_pairs::Library3::load(library).unwrap_or_else(|why| panic!("{why}"));
+    let do_step = entry!(library, fmi2DoStep);
+    let mut pairs = fmi3_pairs::pairs(library, &library3);
+    for round in 0..PAIRED_ROUNDS {
+        for pair in pairs.iter_mut() {
+            pair.round(round, do_step);
+        }
+    }
+    for pair in pairs.iter_mut() {
+        let (key, value) = pair.report();
+        eprintln!("{key}: {}", value["fmi3_over_fmi2"]);
+    }
 }
 
 fn config() -> Criterion {

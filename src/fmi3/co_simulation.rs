@@ -7,7 +7,7 @@ use fmi_sys::fmi3::{
     fmi3Boolean, fmi3Float64, fmi3Instance, fmi3Int32, fmi3Status, fmi3ValueReference,
 };
 
-use super::arguments::{check_scalars, out, slice, slice_mut};
+use super::arguments::{check_scalars, slice, slice_mut};
 use super::instance::{run, run_raw, Instance, Type};
 use super::logging::{error, Category, Failure, Outcome};
 use super::state::{Call, State};
@@ -24,6 +24,7 @@ struct StepEnd {
 impl Instance {
     /// The step as the FMI 2 layer takes it, bit for bit: neither early return nor an
     /// intermediate update asks for its switches.
+    #[inline(always)]
     fn whole_step(&mut self, current_time: f64, h: f64) -> Outcome {
         self.model.check_step(current_time, h).map_err(error)?;
         let time = self.model.time;
@@ -39,7 +40,9 @@ impl Instance {
     }
 
     /// The core's warnings and notes of one step go to the log, not into the call's status:
-    /// fmusim ends a run on a returned warning, and the step itself is right.
+    /// fmusim ends a run on a returned warning, and the step itself is right. Inlined: the
+    /// plain step's cost is the FMI 2 layer's.
+    #[inline(always)]
     fn log_step(&mut self, current_time: f64, h: f64, report: &StepReport) {
         let logger = &self.logger;
         self.model.step_warnings(
@@ -174,14 +177,22 @@ pub unsafe extern "C" fn fmi3DoStep(
 ) -> fmi3Status {
     let _ = noSetFMUStatePriorToCurrentPoint;
     run_raw(instance, Call::DoStep, |pointer| {
-        let event_handling_needed = out(eventHandlingNeeded, "eventHandlingNeeded")?;
-        let terminate = out(terminateSimulation, "terminateSimulation")?;
-        let early_return = out(earlyReturn, "earlyReturn")?;
-        let last_successful_time = out(lastSuccessfulTime, "lastSuccessfulTime")?;
-        // SAFETY: `run_raw` checked the instance; this borrow ends before the step's callbacks.
-        let setup = unsafe { (*pointer).setup };
+        let outputs = [
+            eventHandlingNeeded.is_null(),
+            terminateSimulation.is_null(),
+            earlyReturn.is_null(),
+        ];
+        if outputs.contains(&true) || lastSuccessfulTime.is_null() {
+            return Err(null_step_output(outputs));
+        }
         let (t, h) = (currentCommunicationPoint, communicationStepSize);
-        let outcome = if setup.early_return_allowed || setup.intermediate_update.is_some() {
+        // SAFETY: `run_raw` checked the instance; this borrow ends before the step's callbacks.
+        let setup = unsafe { &(*pointer).setup };
+        let (switches, event_mode_used) = (
+            setup.early_return_allowed || setup.intermediate_update.is_some(),
+            setup.event_mode_used,
+        );
+        let outcome = if switches {
             step_with_switches(pointer, t, h)
         } else {
             // SAFETY: as above; no callback is called.
@@ -189,15 +200,31 @@ pub unsafe extern "C" fn fmi3DoStep(
                 .whole_step(t, h)
                 .map(|()| StepEnd { early: false })
         };
-        // SAFETY: as above; the step's borrows have ended.
-        let fmu = unsafe { &mut *pointer };
-        *last_successful_time = fmu.model.time;
-        *terminate = false;
-        let end = outcome?;
-        *early_return = end.early;
-        *event_handling_needed = end.early && setup.event_mode_used;
+        // SAFETY: as above, the step's borrows have ended; the four outputs are not NULL and,
+        // as the standard requires, writable.
+        unsafe {
+            *lastSuccessfulTime = (*pointer).model.time;
+            *terminateSimulation = false;
+            let end = outcome?;
+            *earlyReturn = end.early;
+            *eventHandlingNeeded = end.early && event_mode_used;
+        }
         Ok(())
     })
+}
+
+/// The refusal of a step whose output pointers (in the order of `fmi3DoStep`'s, the last
+/// `lastSuccessfulTime`) include NULL: out of line, as no master passes one.
+#[cold]
+#[inline(never)]
+fn null_step_output(null: [bool; 3]) -> Failure {
+    let names = ["eventHandlingNeeded", "terminateSimulation", "earlyReturn"];
+    let what = names
+        .iter()
+        .zip(null)
+        .find(|(_, null)| *null)
+        .map_or("lastSuccessfulTime", |(name, _)| name);
+    error(format!("{what} is NULL"))
 }
 
 /// # Safety

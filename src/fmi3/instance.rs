@@ -364,9 +364,10 @@ pub(super) fn run_raw(
         }
         // A co-simulation instance whose master said it uses no event mode has no Event Mode in
         // its state machine: entering it is a call in the wrong state, which changes nothing.
-        let without_event_mode =
-            instance.interface() == Interface::CoSimulation && !instance.setup.event_mode_used;
-        if matches!(call, Call::EnterEventMode) && without_event_mode {
+        if matches!(call, Call::EnterEventMode)
+            && instance.interface() == Interface::CoSimulation
+            && !instance.setup.event_mode_used
+        {
             let message = format!(
                 "{}: the instance was instantiated with eventModeUsed = false, so its state machine has no Event Mode",
                 call.name()
