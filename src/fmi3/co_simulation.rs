@@ -23,8 +23,9 @@ struct StepEnd {
 
 impl Instance {
     /// The step as the FMI 2 layer takes it, bit for bit: neither early return nor an
-    /// intermediate update asks for its switches.
-    #[inline(always)]
+    /// intermediate update asks for its switches. Its log written out as in the FMI 2 layer
+    /// ([`Self::log_step`] for the steps that stop): in one body the compiler keeps the report
+    /// in registers, which a call of `log_step` would cost the plain step 30 instructions.
     fn whole_step(&mut self, current_time: f64, h: f64) -> Outcome {
         self.model.check_step(current_time, h).map_err(error)?;
         let time = self.model.time;
@@ -35,14 +36,31 @@ impl Instance {
             self.model.time = time;
             return Err(error(NonFiniteStep::message(current_time, h)));
         }
-        self.log_step(current_time, h, &report);
+        let logger = &self.logger;
+        self.model.step_warnings(
+            current_time,
+            h,
+            &report,
+            &mut self.short_contact_warned,
+            |message| logger.log(WARNING, Category::StatusWarning, message),
+        );
+        if logger.is_enabled(Category::Coupling) {
+            self.model
+                .coupling_notes(current_time, h, &report, |message| {
+                    logger.log(OK, Category::Coupling, message)
+                });
+        }
+        if logger.is_enabled(Category::Events) {
+            ElastoGap::event_notes(current_time, &report, |message| {
+                logger.log(OK, Category::Events, message)
+            });
+        }
         Ok(())
     }
 
     /// The core's warnings and notes of one step go to the log, not into the call's status:
     /// fmusim ends a run on a returned warning, and the step itself is right. Inlined: the
     /// plain step's cost is the FMI 2 layer's.
-    #[inline(always)]
     fn log_step(&mut self, current_time: f64, h: f64, report: &StepReport) {
         let logger = &self.logger;
         self.model.step_warnings(
@@ -176,38 +194,41 @@ pub unsafe extern "C" fn fmi3DoStep(
     lastSuccessfulTime: *mut fmi3Float64,
 ) -> fmi3Status {
     let _ = noSetFMUStatePriorToCurrentPoint;
-    run_raw(instance, Call::DoStep, |pointer| {
-        let outputs = [
-            eventHandlingNeeded.is_null(),
-            terminateSimulation.is_null(),
-            earlyReturn.is_null(),
-        ];
-        if outputs.contains(&true) || lastSuccessfulTime.is_null() {
-            return Err(null_step_output(outputs));
-        }
-        let (t, h) = (currentCommunicationPoint, communicationStepSize);
-        // SAFETY: `run_raw` checked the instance; this borrow ends before the step's callbacks.
-        let setup = unsafe { &(*pointer).setup };
-        let (switches, event_mode_used) = (
-            setup.early_return_allowed || setup.intermediate_update.is_some(),
-            setup.event_mode_used,
-        );
-        let outcome = if switches {
-            step_with_switches(pointer, t, h)
-        } else {
-            // SAFETY: as above; no callback is called.
-            unsafe { &mut *pointer }
-                .whole_step(t, h)
-                .map(|()| StepEnd { early: false })
-        };
-        // SAFETY: as above, the step's borrows have ended; the four outputs are not NULL and,
-        // as the standard requires, writable.
+    let outputs = [
+        eventHandlingNeeded.is_null(),
+        terminateSimulation.is_null(),
+        earlyReturn.is_null(),
+    ];
+    let null_output = outputs[0] | outputs[1] | outputs[2] | lastSuccessfulTime.is_null();
+    let (t, h) = (currentCommunicationPoint, communicationStepSize);
+    if null_output || Instance::stops_at_switches(instance) {
+        return run_raw(instance, Call::DoStep, |pointer| {
+            if null_output {
+                return Err(null_step_output(outputs));
+            }
+            let outcome = step_with_switches(pointer, t, h);
+            // SAFETY: the step's borrows have ended; the outputs are not NULL and, as the
+            // standard requires, writable.
+            unsafe {
+                *lastSuccessfulTime = (*pointer).model.time;
+                *terminateSimulation = false;
+                let early = outcome?.early;
+                *earlyReturn = early;
+                *eventHandlingNeeded = early && (*pointer).setup.event_mode_used;
+            }
+            Ok(())
+        });
+    }
+    // The step whole, as FMI 2.0's: no callback, so the plain `run`.
+    run(instance, Call::DoStep, |fmu| {
+        let outcome = fmu.whole_step(t, h);
+        // SAFETY: the outputs are not NULL and, as the standard requires, writable.
         unsafe {
-            *lastSuccessfulTime = (*pointer).model.time;
+            *lastSuccessfulTime = fmu.model.time;
             *terminateSimulation = false;
-            let end = outcome?;
-            *earlyReturn = end.early;
-            *eventHandlingNeeded = end.early && event_mode_used;
+            outcome?;
+            *earlyReturn = false;
+            *eventHandlingNeeded = false;
         }
         Ok(())
     })

@@ -324,6 +324,23 @@ pub(super) fn check_finite(what: &str, values: &[f64]) -> Outcome {
     }
 }
 
+impl Instance {
+    /// Whether `fmi3DoStep` on `instance` takes the step that stops at switches (early return
+    /// allowed, or an intermediate-update callback given): read before `run` checks the instance,
+    /// as `run` itself reads it, and only where the instance is one of this library's (`run` then
+    /// refuses any other either way).
+    pub(super) fn stops_at_switches(instance: fmi3Instance) -> bool {
+        if instance.is_null() {
+            return false;
+        }
+        // SAFETY: as in `run_raw`: a non-NULL instance is one this library returned and the
+        // importer has not freed; its liveness mark is read before anything else.
+        let instance = unsafe { &*instance.cast::<Instance>() };
+        instance.live == LIVE
+            && (instance.setup.early_return_allowed || instance.setup.intermediate_update.is_some())
+    }
+}
+
 /// The one path of every instance call: instance check, state table, panic barrier, logging of
 /// failures and escalation of the instance state from the status.
 pub(super) fn run(
