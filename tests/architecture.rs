@@ -16,7 +16,7 @@ const ALLOWED: [(&str, &[&str]); 8] = [
         &["coupling", "laws", "step", "variables", "with_law"],
     ),
     ("snapshot", &["coupling", "laws", "model", "variables"]),
-    ("layer", &["laws"]),
+    ("layer", &["laws", "model", "variables"]),
     ("lib", &[]),
 ];
 

@@ -11,9 +11,10 @@ use super::logging::{error, Category, Failure, Logger, Outcome};
 use super::state::{Call, State};
 use super::{DISCARD, ERROR, FATAL, OK};
 use crate::laws::GapTables;
+use crate::layer::values::{self, Phase};
 use crate::layer::TableFile;
 use crate::model::{ElastoGap, Interface};
-use crate::variables::{by_value_reference, Causality, Kind, Variability, Variable};
+use crate::variables::{by_value_reference, Kind, Variable};
 
 /// Marks a live instance, so a stale or foreign pointer is refused instead of used.
 pub(super) const LIVE: u64 = 0x454c_4153_544f_4733; // "ELASTOG3"
@@ -154,6 +155,11 @@ impl Instance {
         value_reference: fmi3ValueReference,
         ty: Type,
     ) -> Result<&'static Variable, Failure> {
+        Self::lookup(value_reference, ty)
+    }
+
+    /// [`Self::variable`], which needs nothing of the instance.
+    fn lookup(value_reference: fmi3ValueReference, ty: Type) -> Result<&'static Variable, Failure> {
         let variable = by_value_reference(value_reference)
             .ok_or_else(|| error(format!("unknown value reference {value_reference}")))?;
         if !ty.admits(variable) {
@@ -184,79 +190,27 @@ impl Instance {
         Ok(())
     }
 
-    /// Checks that `variable` may be set to `value` now: parameters before initialization ends,
-    /// inputs and tunable parameters afterwards where the standard allows them, never outputs,
-    /// locals or time. A fixed parameter set again to the value it has is the no-op it is.
-    fn check_settable(&self, variable: &Variable, value: f64) -> Outcome {
-        match variable.causality {
-            Causality::Output | Causality::Local | Causality::Independent => Err(error(format!(
-                "{} is {}; only parameters and inputs can be set",
-                variable.name,
-                match variable.causality {
-                    Causality::Output => "an output",
-                    Causality::Independent => "the independent variable (set through fmi3SetTime)",
-                    _ => "a local variable",
-                }
-            ))),
-            Causality::Parameter
-                if self.state.is_running()
-                    && variable.variability == Variability::Fixed
-                    && self.model.value(variable.var).to_bits() != value.to_bits() =>
-            {
-                Err(error(format!(
-                    "{} is a fixed parameter and cannot change after initialization",
-                    variable.name
-                )))
-            }
-            Causality::Parameter if self.state == State::ContinuousTimeMode => Err(error(format!(
-                "{} is a tunable parameter: it can change in Event Mode, not in Continuous-Time Mode",
-                variable.name
-            ))),
-            _ => Ok(()),
+    /// Where the instance is, for the rules of setting values (`layer::values`).
+    fn phase(&self) -> Phase {
+        Phase {
+            running: self.state.is_running(),
+            continuous_time: self.state == State::ContinuousTimeMode,
+            discrete_equations: matches!(
+                self.state,
+                State::Instantiated | State::InitializationMode | State::EventMode
+            ),
         }
     }
 
-    /// All or nothing, as in the FMI 2 layer: every value is checked before any is stored.
+    /// The rules both layers share (`layer::values::set_values`): all or nothing.
     pub(super) fn set_values(
         &mut self,
         values: impl Iterator<Item = (fmi3ValueReference, f64)> + Clone,
         ty: Type,
     ) -> Outcome {
-        let mut sets_parameter = false;
-        for (value_reference, value) in values.clone() {
-            let variable = self.variable(value_reference, ty)?;
-            self.check_settable(variable, value)?;
-            sets_parameter |= variable.causality == Causality::Parameter;
-            // Inputs are checked at once; parameters once they take effect.
-            let takes_effect_now =
-                variable.causality == Causality::Input || self.state.is_running();
-            if takes_effect_now {
-                ElastoGap::check_value(variable.var, value)
-                    .map_err(|violation| error(violation.to_string()))?;
-            }
-        }
-        let before = self.model.parameters;
-        for (value_reference, value) in values {
-            if let Some(variable) = by_value_reference(value_reference) {
-                self.model.set_value(variable.var, value);
-            }
-        }
-        if sets_parameter && self.state.is_running() {
-            if let Err(violation) = self.model.check_parameter_relations() {
-                self.model.parameters = before;
-                return Err(error(violation.to_string()));
-            }
-        }
-        // Where the discrete equations are active, the discrete variables follow at once.
-        if self.interface() == Interface::ModelExchange
-            && matches!(
-                self.state,
-                State::Instantiated | State::InitializationMode | State::EventMode
-            )
-        {
-            self.model.update_at_event();
-        }
-        Ok(())
+        let phase = self.phase();
+        let resolve = |value_reference| Self::lookup(value_reference, ty);
+        values::set_values(&mut self.model, values, resolve, phase, "fmi3SetTime")
     }
 
     pub(super) fn get_values(
@@ -301,27 +255,14 @@ impl Drop for Instance {
     }
 }
 
-/// Refuses a non-finite computed value instead of returning it as fmi3OK.
+/// `layer::values::check_computed`, with this layer's status.
 pub(super) fn check_computed(variable: &Variable, value: f64) -> Outcome {
-    let computed = matches!(variable.causality, Causality::Output | Causality::Local);
-    if computed && !value.is_finite() {
-        return Err(error(format!(
-            "{} = {value} is not finite: the inputs and parameters are out of the law's numeric range",
-            variable.name
-        )));
-    }
-    Ok(())
+    values::check_computed(variable, value).map_err(error)
 }
 
-/// Refuses non-finite values the FMU computed for an array of results.
-pub(super) fn check_finite(what: &str, values: &[f64]) -> Outcome {
-    match values.iter().position(|v| !v.is_finite()) {
-        None => Ok(()),
-        Some(k) => Err(error(format!(
-            "{what}[{k}] = {} is not finite: the inputs and parameters are out of the law's numeric range",
-            values[k]
-        ))),
-    }
+/// `layer::values::check_finite`, with this layer's status.
+pub(super) fn check_finite(what: &str, results: &[f64]) -> Outcome {
+    values::check_finite(what, results).map_err(error)
 }
 
 impl Instance {

@@ -72,6 +72,13 @@ pub(super) struct Failure {
     pub(super) message: String,
 }
 
+/// A rule's message (`layer`'s errors) as an error.
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        error(message)
+    }
+}
+
 pub(super) fn error(message: impl Into<String>) -> Failure {
     Failure {
         status: ERROR,

@@ -1,8 +1,10 @@
 //! What both FMI layers need and that is not FMI-typed: the `tableFile` parameter and the Gap Force
-//! tables it names, and the file paths that `file:` URIs name. Safe code; errors are messages,
+//! tables it names, the file paths that `file:` URIs name, and the rules for setting and reading
+//! the variables' values (`values`). Safe code; errors are messages,
 //! which each layer turns into its own status.
 
 mod table_file;
+pub mod values;
 
 pub use table_file::TableFile;
 
