@@ -325,7 +325,7 @@ pub const HELD_FORCE: Enumeration = Enumeration {
     name: "HeldForce",
     description: "Which force output the co-simulation master holds on the bodies over a step",
     items: &[
-        ("Auto", "told by the outputs the master reads (f_next alone: FNext, never f_next: FMean) and otherwise by its answers; the port's energy bound then counts the smaller of the two forces' work"),
+        ("Auto", "told by the outputs the master reads (f_next alone: FNext, never f_next: FMean) and otherwise by its answers; the port's energy bound then counts the smaller of the two forces' work; a motion that answers no probe is taken as prescribed (None)"),
         ("FMean", "f_mean: the master steps this FMU before the bodies (Gauss-Seidel)"),
         ("FNext", "f_next: the master steps all units at once (Jacobi)"),
         ("None", "neither: the master prescribes the motion (input files, test benches); the steps are the law's integral along it"),
@@ -428,7 +428,7 @@ pub const VARIABLES: &[Variable] = &[
     choice!(FrictionInterpolation, "frictionInterpolation", 60, FRICTION_INTERPOLATION, 1.0,
         "RecurDyn friction: how mu goes between its thresholds (FrictionInterpolation): 1 Step (default), 2 Linear"),
     choice!(HeldForce, "heldForce", 76, HELD_FORCE, 1.0,
-        "Co-simulation: which force the master holds on the bodies (HeldForce): 1 Auto (default), 2 FMean (Gauss-Seidel, this FMU stepped first), 3 FNext (Jacobi, all units stepped at once), 4 None (the master prescribes the motion: the steps are the law's integral along it, m_eff unused). Auto is right for a master that reads only the force it holds; one that reads both is told apart by its answers, and until then the port's energy bound counts the smaller of the two forces' work"),
+        "Co-simulation: which force the master holds on the bodies (HeldForce): 1 Auto (default), 2 FMean (Gauss-Seidel, this FMU stepped first), 3 FNext (Jacobi, all units stepped at once), 4 None (the master prescribes the motion: the steps are the law's integral along it, m_eff unused). Auto is right for a master that reads only the force it holds; one that reads both is told apart by its answers, and until then the port's energy bound counts the smaller of the two forces' work. Left at Auto with m_eff = 0, a motion that answers no probe (an input file) is taken as prescribed from then on, with a warning"),
     variable!(FlangeAS, "flange_a.s", 11, Real, Input, Continuous, Some(0.0), Some("m"), Rule::Finite, NO_DEPENDENCY,
         "Absolute position of flange_a"),
     variable!(FlangeAV, "flange_a.v", 12, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,

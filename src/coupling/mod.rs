@@ -22,8 +22,12 @@
 //! # The rules, and the function that holds each
 //!
 //! The coupling's state is one plain struct, [`Coupling`] (here, with the types its fields hold;
-//! `snapshot.rs` serializes it field by field). At a step start, [`Coupling::observe`]
-//! (`observe.rs`) reads the master's answer to the last step, rule by rule in this order:
+//! `snapshot.rs` serializes it field by field). At a step start, before anything else and only
+//! while a probe's answer is due under `heldForce` = Auto, a motion that answered none of the
+//! forces a master may have held (`answers_no_force`, `probe.rs`) is prescribed from then on
+//! (`take_the_motion_as_prescribed`; the model's `notice_a_prescribed_motion`). Otherwise
+//! [`Coupling::observe`] (`observe.rs`) reads the master's answer to the last step, rule by rule
+//! in this order:
 //!
 //! - the step's length (`step_since_last`); at the first step start only the motion is taken in;
 //! - which force the master held (`held_force.rs`): an `f_next` read only after the step was not
@@ -45,7 +49,7 @@
 //! - the contact episode (`episode.rs`): opened at a contact (`open_an_episode_at_a_contact`), its
 //!   forces summed step by step (`count_the_step_in_the_episode`);
 //! - without a mass (`probe.rs`, `learn_without_a_mass`): a probe's answer (`learn_from_probe`:
-//!   `probed_force`, `moved_under_constant_forces`, `confirm_rough_answer`,
+//!   `answer_may_come_late`, `probed_force`, `moved_under_constant_forces`, `confirm_rough_answer`,
 //!   `pair_answers_to_probes`, `told_at_the_last_chance`, `adopt_probed_mass`), or the least mass
 //!   every held force allows (`raise_mass_floor`);
 //! - the mass a coupled force's answer tells (`answer.rs`): whether the force was the coupling's
@@ -101,7 +105,7 @@ pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_
 pub use plan::{held_over, replay, Plan};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
-pub use probe::{ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub use probe::{heaviest_unresolved_mass, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 
 use crate::laws::{distance_outside, ContactLaw};
@@ -260,6 +264,20 @@ pub struct Coupling {
     /// impulse would just reverse at the speed it met. Before an answer tells more, the bound
     /// holds every later force to it ([`PortState`]); 0 before any probe.
     pub probe_assumed_mass: f64,
+    /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
+    /// prescribes it, and the steps are the law's integral along it from then on.
+    pub motion_prescribed: bool,
+    /// The impulse (N.s) and dissipation (J) along the motion of the last step, where it held a
+    /// probe instead: what it would have held had the motion been declared prescribed.
+    pub last_probed: Option<(f64, f64)>,
+    /// The mean force the master was given for the step before the last: what a master that
+    /// holds `f_mean` one step late (it steps all units at once and connects `f_mean`) held over
+    /// the last step.
+    pub mean_before_last: f64,
+    /// The work the port would have received over the probing steps so far had each held the
+    /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
+    /// out prescribed.
+    pub port_work_held_back: f64,
     /// How far the newest mean external acceleration lay from the linear extrapolation of the
     /// two before it (m/s^2; 0 until three are known).
     pub a_ext_miss: f64,

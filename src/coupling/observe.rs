@@ -120,6 +120,7 @@ impl Coupling {
         };
         self.last_h = h;
         self.last_force = 0.0;
+        self.mean_before_last = 0.0;
         self.last_next = 0.0;
         self.assumed_held = 0.0;
         if let Some(impulse) = contact_over_unheld_step(law, initial, now, h, limits) {

@@ -2,7 +2,8 @@
 //! the impulse along the motion, and the master's answer tells the mass (docs/coupling.md,
 //! "Without a mass: the probe").
 
-use super::{bend_off_parabola, Coupling, Extrapolation, Learned, Observed};
+use super::{bend_off_parabola, Coupling, Extrapolation, Learned, Observed, PLAIN_STEP};
+use crate::laws::{contact_duration, ContactLaw};
 
 /// A mass a probe's answer gave through a changing external acceleration: adopted only once a
 /// probe at least [`CONFIRMING_GROWTH`] times larger answers the same mass within both answers'
@@ -32,6 +33,16 @@ pub const PROBE_SHARE: f64 = 1e-5;
 /// the answer is small (a millionth of the approach speed at a tenth of a contact duration), and a
 /// master's velocities are exact to a few units of 1e-16 of them.
 const PROBE_ROUNDING: f64 = 1e-12;
+
+/// The share of the speeds within which a motion that answered no force changed as the external
+/// acceleration before had it: an input file's motion changes by nothing at all (constant speed)
+/// or by its own acceleration to the last bits, a body by what the force gave it.
+const SILENCE: f64 = 1e-14;
+
+/// How many times [`SILENCE`] the least force held must have changed the speed of the heaviest body
+/// the steps do not resolve, for a silent answer to tell a prescribed motion: a body is silent only
+/// where it is that many times heavier, and so resolved by the steps.
+const SILENCE_CLARITY: f64 = 1e3;
 
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
 /// bodies are pushed by forces that hide the answer even from a grown probe), and the contact is
@@ -90,6 +101,28 @@ impl ProbeSizing {
     }
 }
 
+/// The heaviest body (kg) whose contact met at `speed` lasts less than a step of `h` over
+/// [`PLAIN_STEP`]: heavier ones are right along the motion. Infinite where the law gives no
+/// contact duration to measure it by.
+pub fn heaviest_unresolved_mass<L: ContactLaw>(law: &L, speed: f64, h: f64) -> f64 {
+    let longest = h / PLAIN_STEP;
+    let lasts_longer = |exponent: f64| matches!(contact_duration(law, exponent.exp2(), speed), Some(d) if d >= longest);
+    let (mut light, mut heavy) = (-200.0f64, 200.0f64);
+    if !lasts_longer(heavy) {
+        return f64::INFINITY;
+    }
+    // The duration grows with the mass: the exponent's interval halved to a thousandth.
+    while heavy - light > 1e-3 {
+        let middle = 0.5 * (light + heavy);
+        if lasts_longer(middle) {
+            heavy = middle;
+        } else {
+            light = middle;
+        }
+    }
+    heavy.exp2()
+}
+
 impl Coupling {
     /// The answer to a probe (a step held a share of the contact's impulse while no mass is
     /// known). A clear one from a steady external acceleration (a lone body, gravity) gives the
@@ -114,6 +147,9 @@ impl Coupling {
         // Which force the master held may not be known yet: one that moved as if free held
         // none, otherwise the one of the two that is not zero.
         let unforced = (dv - a_before * h).abs() <= rounding;
+        if unforced && self.answer_may_come_late() {
+            return true;
+        }
         let Some((force, force_doubt)) = self.probed_force(applied, unforced) else {
             self.unclear_probes += 1;
             return self.end_probing();
@@ -174,6 +210,75 @@ impl Coupling {
             return self.end_probing();
         }
         true
+    }
+
+    /// Whether the master's motion at `now` answered none of the force it was given over the last
+    /// step: a probe's answer is due, every force the master may have held was not zero (`f_mean`,
+    /// the `f_next` it read before the step, and `f_mean` one step late), and its velocity changed
+    /// exactly as the external acceleration before had it (to [`SILENCE`] of the speeds), on the
+    /// parabola of constant forces. A body answers every force; a motion from a file answers none. A contact
+    /// met in free flight is told so at its third step: over its first, a master one step late
+    /// held the free step's nothing.
+    /// `heaviest` (kg) is the heaviest body whose contact at this speed the steps do not resolve
+    /// (heavier ones are right along the motion, [`super::PLAIN_STEP`]): through it the least
+    /// force held must have moved the velocity by [`SILENCE_CLARITY`] times the silence, or the
+    /// silence of a body the steps do not resolve could pass for a prescribed motion.
+    pub fn answers_no_force(&self, now: Observed, heaviest: f64) -> bool {
+        let h = now.time - self.last.time;
+        let stepped = h > 0.0;
+        if !self.probe_pending || self.held_told || self.mass_estimate > 0.0 || !stepped {
+            return false;
+        }
+        let Some(held) = self.least_force_held() else {
+            return false;
+        };
+        let silence = self.rounding(now, SILENCE);
+        let clear = held * h / heaviest > SILENCE_CLARITY * silence;
+        let expected = self.known_before_step().a_ext * h;
+        let dv = now.v - self.last.v;
+        clear && (dv - expected).abs() <= silence && self.moved_under_constant_forces(now)
+    }
+
+    /// Silent over a contact's first step: a master one step late held the free step's nothing
+    /// over it, and answers with the next step (a motion from a file never does,
+    /// [`Coupling::answers_no_force`]). Not where `f_next` was read only after the step.
+    fn answer_may_come_late(&self) -> bool {
+        self.mean_before_last == 0.0 && self.last_force != 0.0 && self.least_force_held().is_some()
+    }
+
+    /// The least force (N, in size) a master may have held over the last step: `f_mean`, `f_mean`
+    /// one step late, and the `f_next` it read before the step. None where it read `f_next` only
+    /// after the step: it may have held that output's start value, nothing.
+    fn least_force_held(&self) -> Option<f64> {
+        if self.f_next_read && !self.next_readable {
+            return None;
+        }
+        let next = if self.next_readable {
+            self.last_next.abs()
+        } else {
+            f64::INFINITY
+        };
+        Some(
+            self.last_force
+                .abs()
+                .min(self.mean_before_last.abs())
+                .min(next),
+        )
+    }
+
+    /// The master prescribes the motion: probing ends, and what the probes held back of the
+    /// contact's dissipation counts as dissipated, and of the port's work as received, as along
+    /// the motion they were. Returns the impulse they held back (N.s), which a prescribed motion
+    /// never takes.
+    pub fn take_the_motion_as_prescribed(&mut self) -> f64 {
+        self.motion_prescribed = true;
+        self.probe_pending = false;
+        self.rough_answer = RoughAnswer::default();
+        let waiting = std::mem::take(&mut self.probe_rest_waiting);
+        let rest = std::mem::take(&mut self.probe_rest);
+        self.model_loss += waiting.1 + rest.1;
+        self.e_port += std::mem::take(&mut self.port_work_held_back);
+        waiting.0 + rest.0
     }
 
     /// Without a mass: a probe's answer tells it, and every force held tells how heavy the

@@ -16,10 +16,10 @@ impl ElastoGap {
         let motion = || self.motion();
         match var {
             Var::Time => self.time,
-            Var::IndicatorContact => self.event_indicators()[0],
-            Var::IndicatorKink => self.event_indicators()[1],
-            Var::IndicatorStickSlip => self.event_indicators()[2],
-            Var::IndicatorStictionCircle => self.event_indicators()[3],
+            Var::IndicatorContact => self.indicators()[0],
+            Var::IndicatorKink => self.indicators()[1],
+            Var::IndicatorStickSlip => self.indicators()[2],
+            Var::IndicatorStictionCircle => self.indicators()[3],
             Var::C => p.spring.c,
             Var::D => p.spring.d,
             Var::SRel0 => p.spring.s_rel0,
@@ -111,6 +111,7 @@ impl ElastoGap {
     /// [`Self::value`] as read by the master: a prediction of `f_next` still to be made is made
     /// and kept, and the master is known to read `f_next` from then on.
     pub fn read(&mut self, var: Var) -> f64 {
+        self.evaluate_inputs_now();
         if var == Var::FMean && self.interface == Interface::CoSimulation {
             self.coupling.f_mean_read = true;
         }
@@ -224,9 +225,9 @@ impl ElastoGap {
     fn store_input(&mut self, var: Var, value: f64) {
         let inputs = &mut self.inputs;
         match var {
-            Var::FlangeAS => inputs.s_a = value,
+            Var::FlangeAS => (inputs.s_a, inputs.given_at[0]) = (value, None),
             Var::FlangeAV => inputs.v_a = value,
-            Var::FlangeBS => inputs.s_b = value,
+            Var::FlangeBS => (inputs.s_b, inputs.given_at[1]) = (value, None),
             Var::FlangeBV => inputs.v_b = value,
             Var::VTx => inputs.v_t[0] = value,
             Var::VTy => inputs.v_t[1] = value,

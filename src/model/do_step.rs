@@ -54,10 +54,15 @@ impl ElastoGap {
     /// What the step did goes to `report`, which starts as the default; a caller stepping in a
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
+        self.evaluate_inputs_now();
         self.contact_latch = None;
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());
+        if !self.prescribed() && self.coupling.probe_pending {
+            report.prescribed_motion_found =
+                crate::with_law!(&law, law => self.notice_a_prescribed_motion(law));
+        }
         if self.prescribed() {
             return crate::with_law!(&law, law => self.prescribed_step(law, h, report));
         }
@@ -158,6 +163,12 @@ impl ElastoGap {
     ) -> StepStart {
         let time = self.time;
         let observed = self.observed();
+        // The port's work over a probe's step had the impulse along the motion been held, and
+        // what the port counts for it below.
+        let probed_work = (self.coupling.last_probed).map(|(impulse, _)| {
+            impulse / self.coupling.last_h * (observed.s - self.coupling.last.s)
+        });
+        let e_port_before = self.coupling.e_port;
         self.tell_held_force();
         if self.coupling.last_h == 0.0 {
             self.count_initial_energy(law, observed);
@@ -181,6 +192,9 @@ impl ElastoGap {
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
+        if let Some(work) = probed_work {
+            self.coupling.port_work_held_back += work - (self.coupling.e_port - e_port_before);
+        }
         if plain {
             self.coupling.forget_owed();
         }
@@ -270,14 +284,18 @@ impl ElastoGap {
         let new_contact = (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
         let probe =
             !at_start.plain && self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+        let full = (report.integral.impulse, report.integral.dissipated);
         let share = probe
             .then(|| {
-                let full = (report.integral.impulse, report.integral.dissipated);
                 let speed = step_end.start.v.abs();
                 self.coupling
                     .hold_probe(full, at_start.next_before, speed, h)
             })
             .flatten();
+        self.coupling.last_probed = share.map(|_| full);
+        if share.is_none() {
+            self.coupling.port_work_held_back = 0.0;
+        }
         if let Some(share) = share {
             report.integral.impulse *= share;
             report.integral.dissipated *= share;
@@ -448,6 +466,7 @@ impl ElastoGap {
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         self.coupling.last_h = h;
+        self.coupling.mean_before_last = self.coupling.last_force;
         self.coupling.last_force = self.f_mean;
         // Unread, f_next was held by no master: the step then tells nothing about which force
         // the master holds, as when the two are equal.

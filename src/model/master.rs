@@ -38,10 +38,36 @@ impl ElastoGap {
         }
     }
 
-    /// The user said the master prescribes the motion (`heldForce` = None): no force is held on
-    /// a body, so nothing is probed or bounded, and the steps are the law's integral along it.
+    /// The master prescribes the motion: the user said so (`heldForce` = None), or, left to the
+    /// FMU (Auto), its motion answered no probe ([`crate::coupling::Coupling::answers_no_force`]).
+    /// No force is held on a body, so nothing is probed or bounded, and the steps are the law's
+    /// integral along the motion.
     pub fn prescribed(&self) -> bool {
         self.parameters.held_force == 4
+            || (self.parameters.held_force == 1 && self.coupling.motion_prescribed)
+    }
+
+    /// Left to tell which force the master holds (Auto, no `m_eff`), the step starts where a
+    /// probe's answer is due: a motion that answered none of it is prescribed from this step on.
+    /// The last step's mean force becomes the law's along the motion (the port's work over it
+    /// counts at that force, as for a motion declared prescribed). Returns whether it was found.
+    pub(super) fn notice_a_prescribed_motion<L: ContactLaw>(&mut self, law: &L) -> bool {
+        if self.parameters.held_force != 1 || !self.coupling.probe_pending {
+            return false;
+        }
+        let now = self.observed();
+        let h = now.time - self.coupling.last.time;
+        let heaviest = crate::coupling::heaviest_unresolved_mass(law, now.v.abs(), h);
+        if !self.coupling.answers_no_force(now, heaviest) {
+            return false;
+        }
+        let held_back = self.coupling.take_the_motion_as_prescribed();
+        let last_h = self.coupling.last_h;
+        self.f_mean = match self.coupling.last_probed {
+            Some((impulse, _)) => impulse / last_h,
+            None => self.f_mean + held_back / last_h,
+        };
+        true
     }
 
     /// The contact's duration (s; 0 where unknown) through `mass` at the master's relative
@@ -105,10 +131,11 @@ impl ElastoGap {
 
     /// The master's relative motion now, from the inputs.
     pub(super) fn observed(&self) -> Observed {
+        let (s, v) = self.inputs.relative_at(self.time);
         Observed {
             time: self.time,
-            s: self.inputs.s_b - self.inputs.s_a,
-            v: self.inputs.v_b - self.inputs.v_a,
+            s,
+            v,
         }
     }
 }

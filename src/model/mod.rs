@@ -59,7 +59,7 @@ pub use early_return::{Switch, MAX_CUTS};
 pub use model_exchange::EventUpdate;
 pub use parameters::{Number, Parameters, RuleViolation};
 
-/// Absolute positions and velocities of the two flanges.
+/// Absolute positions and velocities of the two flanges, as the master set them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Inputs {
     pub s_a: f64,
@@ -68,6 +68,39 @@ pub struct Inputs {
     pub v_b: f64,
     /// Tangential (slip) velocity of flange_b relative to flange_a in the contact plane (x, y).
     pub v_t: [f64; 2],
+    /// The instant each flange's position (a, b) was given for: the time of the first evaluation
+    /// after the master set it (None until then). A master may set a position before or after it
+    /// sets the time, and need not set it again for every evaluation: FMI lets an input keep its
+    /// value, and fmusim sets none after an early return nor before the event indicators.
+    pub given_at: [Option<f64>; 2],
+}
+
+impl Inputs {
+    /// The relative position and velocity at `time`: a position not set since the instant it was
+    /// given for is the motion given then, continued at its flange's velocity.
+    #[inline(always)]
+    pub fn relative_at(&self, time: f64) -> (f64, f64) {
+        let s_a = continued(self.s_a, self.v_a, self.given_at[0], time);
+        let s_b = continued(self.s_b, self.v_b, self.given_at[1], time);
+        (s_b - s_a, self.v_b - self.v_a)
+    }
+
+    /// The positions set since the last evaluation are the motion at `time`.
+    #[inline(always)]
+    pub fn take_effect_at(&mut self, time: f64) {
+        for given_at in &mut self.given_at {
+            given_at.get_or_insert(time);
+        }
+    }
+}
+
+/// A position `s` given for `given_at` and moving at `v`, at `time` (itself where nothing moved).
+#[inline(always)]
+fn continued(s: f64, v: f64, given_at: Option<f64>, time: f64) -> f64 {
+    match given_at {
+        Some(at) if at != time && v != 0.0 => s + v * (time - at),
+        _ => s,
+    }
 }
 
 /// Which FMI interface the instance serves; it decides what the step-related outputs mean.
@@ -182,6 +215,9 @@ pub struct StepReport {
     /// than the contact dissipated, and that excess (J).
     pub passivity_force: f64,
     pub passivity_deficit: f64,
+    /// Left to tell (Auto), the master's motion answered no probe: it is prescribed from this
+    /// step on (reported once per run, with status warning).
+    pub prescribed_motion_found: bool,
 }
 
 /// A step refused because its force, motion, energy or prediction is not finite: the inputs,
@@ -200,6 +236,7 @@ impl Default for ElastoGap {
                 s_b: by_var(Var::FlangeBS).start.unwrap_or(0.0),
                 v_b: by_var(Var::FlangeBV).start.unwrap_or(0.0),
                 v_t: [Var::VTx, Var::VTy].map(|var| by_var(var).start.unwrap_or(0.0)),
+                given_at: [None; 2],
             },
             supplied: SuppliedAccelerations::default(),
             history: VelocityHistory::default(),
@@ -240,11 +277,17 @@ impl ElastoGap {
 
     /// The relative motion the direct-feedthrough outputs are evaluated at.
     pub fn motion(&self) -> Motion {
-        self.end_of_step.unwrap_or(Motion {
-            s: self.inputs.s_b - self.inputs.s_a,
-            v: self.inputs.v_b - self.inputs.v_a,
-            a: 0.0,
+        self.end_of_step.unwrap_or_else(|| {
+            let (s, v) = self.inputs.relative_at(self.time);
+            Motion { s, v, a: 0.0 }
         })
+    }
+
+    /// An evaluation at `self.time` begins: the positions set since the last one are given for
+    /// now (the rule for inputs not set again: [`Inputs::relative_at`]).
+    #[inline(always)]
+    pub(crate) fn evaluate_inputs_now(&mut self) {
+        self.inputs.take_effect_at(self.time);
     }
 
     /// The law the parameters choose, as the contact under way sees it.

@@ -18,7 +18,13 @@ pub struct EventUpdate {
 
 impl ElastoGap {
     /// Model Exchange: the event indicators in the order of `EVENT_INDICATORS`.
-    pub fn event_indicators(&self) -> [f64; EVENT_INDICATORS.len()] {
+    pub fn event_indicators(&mut self) -> [f64; EVENT_INDICATORS.len()] {
+        self.evaluate_inputs_now();
+        self.indicators()
+    }
+
+    /// [`Self::event_indicators`] at the inputs as they stand.
+    pub(super) fn indicators(&self) -> [f64; EVENT_INDICATORS.len()] {
         let motion = self.motion();
         EVENT_INDICATORS.map(|indicator| match indicator {
             EventIndicator::Contact => distance_outside(self.law().contact_ends(), motion.s),
@@ -61,7 +67,8 @@ impl ElastoGap {
     }
 
     /// Model Exchange: the state derivatives in the order of `STATES`.
-    pub fn derivatives(&self) -> [f64; STATES.len()] {
+    pub fn derivatives(&mut self) -> [f64; STATES.len()] {
+        self.evaluate_inputs_now();
         STATES.map(|(_, derivative)| self.value(derivative))
     }
 
@@ -75,6 +82,7 @@ impl ElastoGap {
     /// stiction deformation: released out of contact, along the slip where slipping turns to
     /// sticking, onto the circle where it reached it).
     pub fn update_discrete_states(&mut self) -> EventUpdate {
+        self.evaluate_inputs_now();
         let contact_changed = self.update_contact_at_event();
         let before = self.stiction;
         match self.stiction_deformation_limit() {
@@ -133,6 +141,7 @@ impl ElastoGap {
     /// The end of initialization, in either interface: a contact under way at the start counts
     /// as touched down at the start's approach speed.
     pub fn begin_run(&mut self) {
+        self.evaluate_inputs_now();
         let motion = self.motion();
         self.port_origin = motion.s;
         if self.inputs_set && self.interface == Interface::CoSimulation {
@@ -146,6 +155,7 @@ impl ElastoGap {
 
     /// Model Exchange: an accepted integrator step; `f_mean` holds the force there.
     pub fn completed_integrator_step(&mut self) {
+        self.evaluate_inputs_now();
         self.f_mean = self.forces().f;
     }
 }

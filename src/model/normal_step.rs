@@ -43,9 +43,10 @@ impl ElastoGap {
         limits: SubstepLimits,
         report: &mut StepReport,
     ) -> StepEnd {
+        let (s, v) = self.inputs.relative_at(self.time);
         let start = Motion {
-            s: self.inputs.s_b - self.inputs.s_a,
-            v: self.inputs.v_b - self.inputs.v_a,
+            s,
+            v,
             a: self.relative_acceleration(self.time, h),
         };
         integrate_step_into(law, start, h, limits, &mut report.integral);
@@ -168,11 +169,8 @@ impl ElastoGap {
             a_ext,
             tolerance: self.parameters.relative_tolerance,
         };
-        let master = Motion {
-            s: self.inputs.s_b - self.inputs.s_a,
-            v: self.inputs.v_b - self.inputs.v_a,
-            a: a_ext,
-        };
+        let (s, v) = self.inputs.relative_at(time);
+        let master = Motion { s, v, a: a_ext };
         DynamicSetting {
             time,
             h,

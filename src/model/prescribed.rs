@@ -50,7 +50,7 @@ impl ElastoGap {
         let dissipated = report.integral.dissipated + tangential.dissipated;
         let model_loss = self.coupling.model_loss + dissipated;
         let e_loss = model_loss.max(self.e_loss);
-        let s = self.inputs.s_b - self.inputs.s_a;
+        let s = step_end.start.s;
         let e_port = self.port_energy_to(s) + tangential.port_work;
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         let finite = self.end_is_finite(law, end, &tangential, next)
@@ -66,7 +66,7 @@ impl ElastoGap {
         self.coupling.e_port = e_port;
         self.coupling.last.time = time;
         self.coupling.last.s = s;
-        self.coupling.last.v = self.inputs.v_b - self.inputs.v_a;
+        self.coupling.last.v = step_end.start.v;
         self.coupling.model_loss = model_loss;
         self.coupling.f_next = if self.coupling.f_next_read {
             Prediction::Known(next)

@@ -224,7 +224,9 @@ def test_energy_loss_integrates_loss_power_along_the_applied_motion(cvode_runs, 
 
 @pytest.mark.parametrize("name", CASES)
 def test_state_derivative_is_loss_power_at_the_inputs_set(me_fmu_path, name):
-    """Each fmi2GetDerivatives returns lossPower of the law at the inputs set last (FMPy's call log)."""
+    """Each fmi2GetDerivatives returns lossPower of the law at the inputs set last, each position
+    continued at its velocity from the time of the first evaluation after it was set (FMPy's CVode
+    right-hand side sets no inputs: its root function does; FMPy's call log)."""
     case = CASES[name]
     p = case["parameters"]
     md = read_model_description(me_fmu_path)
@@ -232,24 +234,35 @@ def test_state_derivative_is_loss_power_at_the_inputs_set(me_fmu_path, name):
     calls = []
     simulate_me(me_fmu_path, case, "CVode", relative_tolerance=RTOL, fmi_call_logger=calls.append)
     setting_inputs = f"vr={input_vrs}, nvr={len(INPUTS)}, value=["
-    inputs, checked = None, []
+    evaluations = ("fmi2GetDerivatives(", "fmi2GetEventIndicators(", "fmi2GetReal(", "fmi2GetBoolean(",
+                   "fmi2NewDiscreteStates(", "fmi2CompletedIntegratorStep(", "fmi2ExitInitializationMode(")
+    inputs, time, given_at, checked, continued = None, 0.0, None, [], 0
     for line in calls:
-        if line.startswith("fmi2SetReal(") and setting_inputs in line:
+        if line.startswith("fmi2SetTime("):
+            time = float(re.search(r"time=([^)]*)\)", line)[1])
+        elif line.startswith("fmi2SetReal(") and setting_inputs in line:
             inputs = re.search(r"value=\[([^\]]*)\]", line)[1].split(",")
             inputs = dict(zip(INPUTS, map(float, inputs)))
-        elif line.startswith("fmi2GetDerivatives("):
-            assert line.endswith("-> OK"), line
-            # der(E_loss), then the stiction deformation's (0: no friction here).
-            derivative, *stiction = map(float, re.search(r"derivatives=\[([^\]]*)\]", line)[1].split(","))
-            assert stiction == [0.0, 0.0], line
-            s_rel = inputs["flange_b.s"] - inputs["flange_a.s"]
-            v_rel = inputs["flange_b.v"] - inputs["flange_a.v"]
-            checked.append((s_rel, v_rel, derivative))
+            given_at = None
+        elif line.startswith(evaluations) and inputs is not None:
+            given_at = time if given_at is None else given_at
+            if line.startswith("fmi2GetDerivatives("):
+                assert line.endswith("-> OK"), line
+                # der(E_loss), then the stiction deformation's (0: no friction here).
+                derivative, *stiction = map(float, re.search(r"derivatives=\[([^\]]*)\]", line)[1].split(","))
+                assert stiction == [0.0, 0.0], line
+                elapsed = time - given_at
+                continued += elapsed != 0.0
+                s_b = inputs["flange_b.s"] + inputs["flange_b.v"] * elapsed
+                s_a = inputs["flange_a.s"] + inputs["flange_a.v"] * elapsed
+                v_rel = inputs["flange_b.v"] - inputs["flange_a.v"]
+                checked.append((s_b - s_a, v_rel, derivative))
     s, v, derivative = np.array(checked).T
     expected = law(s, v, p)["lossPower"]
     assert (expected > 0).sum() > 100, "the derivative was asked for in contact"
+    assert continued > 100, "FMPy asked for derivatives at times its inputs were not set for"
     atol = 1e-12 * force_scale(p) * np.abs(v).max()
-    np.testing.assert_allclose(derivative, expected, rtol=1e-12, atol=atol)
+    np.testing.assert_allclose(derivative, expected, rtol=1e-10, atol=atol)
 
 
 @pytest.mark.parametrize("name", CASES)
