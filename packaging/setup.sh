@@ -21,6 +21,15 @@
 #     4.7 minutes of CPU time (11 minutes on the 2-core build machine while other builds ran) against
 #     14.9 (23.5) for a release build, and the tests' runs take 1-3 s instead of 0.5 s. This script's
 #     own install into an empty cargo home, download included: 530 s on that machine.
+#   - fmusim, the FMI project's reference simulator, twice (tests/python/test_fmusim*.py run both):
+#     fmusim 0.7.0 (the Rust tool, `fmusim simulate ...`) and fmusim-c 0.0.39 (the last C release),
+#     built by ../shared/tools/fmusim/build.sh from the sources there into
+#     ${ELASTOGAP_TOOLS:-~/.cache/elastogap-tools}/fmusim, once per machine, when that folder is beside
+#     the checkout (neither tool is in a package registry). The build installs cmake, pkg-config and
+#     the libsundials, libxml2, libminizip and zlib headers with apt-get when missing, cargo fetches
+#     the crates of the Rust tool's Cargo.lock, and it takes 1 minute for the C tool and 3 to 6 for
+#     the Rust one on two cores. Without ../shared the tools are not built and the tests that need
+#     them skip (under CI with ../shared there, a missing tool fails them instead).
 #
 # A second run finds everything in place and takes a second or two.
 set -euo pipefail
@@ -147,6 +156,21 @@ else
     cargo install fmi-sim --version "$fmi_sim_version" --locked --debug --quiet \
         || die "cargo install fmi-sim --version $fmi_sim_version --locked --debug failed"
     say "fmi-sim $fmi_sim_version installed in $((SECONDS - install_started)) s"
+fi
+
+# --- fmusim and fmusim-c, the FMI project's reference simulators, from ../shared ---------------------
+# The same folder tests/python/reference_tools.py looks in.
+fmusim_dir="${ELASTOGAP_TOOLS:-$HOME/.cache/elastogap-tools}/fmusim"
+fmusim_sources="$(cd "$root/.." && pwd)/shared/tools/fmusim"
+if [ -x "$fmusim_dir/fmusim" ] && [ -x "$fmusim_dir/fmusim-c" ]; then
+    say "fmusim and fmusim-c in $fmusim_dir"
+elif [ -f "$fmusim_sources/build.sh" ]; then
+    say "building fmusim-c 0.0.39 and fmusim 0.7.0 from $fmusim_sources into $fmusim_dir (minutes, once per machine)"
+    fmusim_started=$SECONDS
+    bash "$fmusim_sources/build.sh" "$fmusim_dir" || die "bash $fmusim_sources/build.sh $fmusim_dir failed"
+    say "fmusim and fmusim-c built in $((SECONDS - fmusim_started)) s"
+else
+    say "no $fmusim_sources beside the checkout: fmusim and fmusim-c not built (their tests skip)"
 fi
 
 say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version); win64: $win64_toolchain)"

@@ -46,6 +46,7 @@ from gap_law import (
     law,
     step_means_along_quadratics,
 )
+from fmusim_runs import read_output_csv
 
 STOP_TIME = 1.0
 H = 1e-3
@@ -136,22 +137,6 @@ def init_values(case):
     # fmi-sim prescribes the motion from the input file: no force of the FMU moves a body.
     values.append("heldForce=4")
     return [argument for value in values for argument in ("--init-values", value)]
-
-
-def read_output_csv(path):
-    with open(path, newline="") as file:
-        reader = csv.reader(file)
-        header = next(reader)
-        rows = list(reader)
-    assert rows, f"{path} has no rows"
-    columns = {}
-    for j, name in enumerate(header):
-        text = [row[j] for row in rows]
-        if text[0] in ("true", "false"):
-            columns[name] = np.array([value == "true" for value in text])
-        else:
-            columns[name] = np.array([float(value) for value in text])
-    return columns
 
 
 def run_fmi_sim(fmi_sim, fmu_path, tmp_path, case, interface):
