@@ -22,14 +22,23 @@
    `packaging/templates/index.html` (for FMI 3.0 with the section `fmi3.html`), its tables generated from
    the FMU's modelDescription.xml, and its plots (SVG, matplotlib) computed by calling the FMI 2.0 binary
    through FMPy (the FMI 3.0 FMU shows the same plots: one physics).
+   Each also gets a reference experiment (FMI-LS-REF): `extra/org.fmi-standard.fmi-ls-ref/` with
+   `fmi-ls-manifest.xml` naming `<modelIdentifier>_ref.csv` (role `result`, the MSL law along the input
+   motion), `_in.csv` and `_ref.opt`, and `documentation/fmi-ls-ref.txt` describing it.
 3. Zips each directory to `target/fmu/<modelIdentifier>.fmu`.
 4. Validates both: each binary exports exactly its standard's functions and the DLLs import only Windows
    system DLLs (tables read with pyelftools and pefile), `fmpy.validation.validate_fmu` finds no
    problem, for FMI 3.0 modelDescription.xml and terminalsAndIcons.xml are valid against the standard's
    XSDs (xmlschema) and every terminal member is a variable a terminal may hold, and
    `fmutool -input <fmu> -check` (fmu-manipulation-toolbox) reports no error.
+5. Writes the compatibility information the FMI project asks of exporting tools to
+   `target/fmu/compat/<modelIdentifier>/`: the `.fmu`, `_in.csv`, `_ref.csv`, `_ref.opt` (the FMI
+   cross-check's files) and `README.txt`. Where the FMI project's fmusim (0.7, Rust) and fmusim-c
+   (0.0.39) are found (`bash packaging/setup.sh` builds them), it runs `fmusim validate` and the
+   experiment with both, fails on a result that differs from the reference, and writes into
+   README.txt every check that ran and the deviations measured.
 
-The code is the package `packaging/elastogap_packaging/` (build, force_samples, document, validate);
+The code is the package `packaging/elastogap_packaging/` (build, force_samples, document, validate, compat);
 its Python tools come from `packaging/requirements.txt`, which `packaging/setup.sh` installs into
 `.venv`. Exits non-zero with a message on any failure.
 """
@@ -118,6 +127,7 @@ def stage_fmu(md, binaries, platform_names):
 
 
 def package(skip_win64):
+    from elastogap_packaging.compat import stage_references, write_compat_folder
     from elastogap_packaging.document import write_documentation
     from elastogap_packaging.validate import validate
 
@@ -133,14 +143,16 @@ def package(skip_win64):
             shutil.copyfile(folders[version] / "terminalsAndIcons.xml",
                             stage / "terminalsAndIcons" / "terminalsAndIcons.xml")
         # The plots are sampled through the FMI 2.0 binary and shown again in the FMI 3.0 FMU: one physics.
-        plots = write_documentation(stage, md, [platform_names[p] for p in binaries[version]], plots)
+        platforms = [platform_names[p] for p in binaries[version]]
+        plots = write_documentation(stage, md, platforms, plots)
+        experiment = stage_references(stage, md)
         fmu = FMU_ROOT / f"{md.model_identifier}.fmu"
         write_fmu(stage, fmu)
         say(f"wrote {fmu} ({fmu.stat().st_size} bytes)")
-        fmus.append((fmu, version))
-    for fmu, version in fmus:
-        validate(fmu, version)
-    return [fmu for fmu, _ in fmus]
+        fmus.append((fmu, version, md, platforms, experiment))
+    for fmu, version, md, platforms, experiment in fmus:
+        write_compat_folder(fmu, md, version, platforms, validate(fmu, version), experiment)
+    return [fmu for fmu, *_ in fmus]
 
 
 def main():

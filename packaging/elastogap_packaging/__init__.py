@@ -7,6 +7,8 @@
 - `document`: the icon and the plots (matplotlib) and documentation/index.html (Jinja2 template
   `packaging/templates/index.html`).
 - `validate`: export and import tables (pyelftools, pefile), FMPy's validation and `fmutool -check`.
+- `compat`: the reference experiment (FMI-LS-REF manifest inside each FMU) and the compatibility
+  folders target/fmu/compat/<modelIdentifier>/ in the FMI cross-check's form, run with the fmusims.
 """
 
 from pathlib import Path

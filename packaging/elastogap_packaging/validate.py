@@ -138,6 +138,7 @@ ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def validate_with_fmpy(fmu):
+    import fmpy
     from fmpy.validation import validate_fmu
 
     problems = validate_fmu(str(fmu))
@@ -145,6 +146,8 @@ def validate_with_fmpy(fmu):
         listing = "\n".join(f"  - {p}" for p in problems)
         raise PackagingError(f"fmpy.validation.validate_fmu found {len(problems)} problem(s):\n{listing}")
     say(f"fmpy validate_fmu {fmu.name}: no problems")
+    return (f"FMPy {fmpy.__version__} validate_fmu (modelDescription.xml against the standard's XSD, names, "
+            f"model structure, start values, causality/variability, units): no problems.")
 
 
 def validate_with_fmutool(fmu):
@@ -165,7 +168,9 @@ def validate_with_fmutool(fmu):
             f"{' '.join(command)} exited {result.returncode} with {len(errors)} error line(s)"
             f"{'' if verdict else ' and no compliance statement'}:\n{text.rstrip()}"
         )
-    say(f"fmutool -check: no errors ({verdict.split('|', 1)[-1].strip()})")
+    verdict = verdict.split('|', 1)[-1].strip()
+    say(f"fmutool -check: no errors ({verdict})")
+    return f"fmutool -check (fmu-manipulation-toolbox {package_version('fmu-manipulation-toolbox')}): no errors ({verdict})."
 
 
 def fmi3_schema(name):
@@ -213,10 +218,21 @@ def validate_fmi3_xml(fmu):
         listing = "\n".join(f"  - {p}" for p in problems)
         raise PackagingError(f"{fmu.name}: the FMI 3.0 schema check found {len(problems)} problem(s):\n{listing}")
     say(f"{fmu.name}: modelDescription.xml and terminalsAndIcons.xml valid against the FMI 3.0 schemas")
+    return (f"modelDescription.xml and terminalsAndIcons/terminalsAndIcons.xml valid against the FMI 3.0 XSDs "
+            f"(xmlschema {package_version('xmlschema')}, the schemas FMPy ships); every terminal member a variable "
+            f"a terminal may hold.")
+
+
+def package_version(name):
+    from importlib.metadata import version
+
+    return version(name)
 
 
 def validate(fmu, fmi_version):
-    validate_with_fmpy(fmu)
+    """Runs the checks of the packed FMU; returns a sentence for each, saying what it checked."""
+    checks = [validate_with_fmpy(fmu)]
     if fmi_version == "3.0":
-        validate_fmi3_xml(fmu)
-    validate_with_fmutool(fmu)
+        checks.append(validate_fmi3_xml(fmu))
+    checks.append(validate_with_fmutool(fmu))
+    return checks
