@@ -39,7 +39,7 @@ impl ElastoGap {
         self.warn_stiff_stiction(current_time, h, report, &mut warn);
         if report.prescribed_motion_found {
             warn(&format!(
-                "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's first step held a probe instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",
+                "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's steps before it held probes instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",
                 Number(current_time)
             ));
         }
