@@ -61,9 +61,8 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 17: what the port had received when the contact last settled, in the first of the slots of
 /// format 13's answer window that no part of the model keeps.
 /// 18: the instants the flanges' positions were given for, and whether a probe's answer showed
-/// a prescribed motion, and the last step's impulse and dissipation along the motion where it
-/// probed, the mean force given for the step before the last, and the port's work the probes held
-/// back.
+/// a prescribed motion, and the last step's impulse along the motion where it probed, the mean
+/// force given for the step before the last, and the port's work the probes held back.
 const FORMAT_VERSION: u32 = 18;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.

@@ -105,7 +105,7 @@ pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_
 pub use plan::{held_over, replay, Plan};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
-pub use probe::{heaviest_unresolved_mass, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub use probe::{ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 
 use crate::laws::{distance_outside, ContactLaw};
@@ -267,9 +267,9 @@ pub struct Coupling {
     /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
     /// prescribes it, and the steps are the law's integral along it from then on.
     pub motion_prescribed: bool,
-    /// The impulse (N.s) and dissipation (J) along the motion of the last step, where it held a
-    /// probe instead: what it would have held had the motion been declared prescribed.
-    pub last_probed: Option<(f64, f64)>,
+    /// The impulse (N.s) along the motion of the last step, where it held a probe instead: what
+    /// it would have held had the motion been declared prescribed.
+    pub last_probed: Option<f64>,
     /// The mean force the master was given for the step before the last: what a master that
     /// holds `f_mean` one step late (it steps all units at once and connects `f_mean`) held over
     /// the last step.

@@ -219,11 +219,12 @@ impl Coupling {
     /// parabola of constant forces. A body answers every force; a motion from a file answers none. A contact
     /// met in free flight is told so at its third step: over its first, a master one step late
     /// held the free step's nothing.
-    /// `heaviest` (kg) is the heaviest body whose contact at this speed the steps do not resolve
-    /// (heavier ones are right along the motion, [`super::PLAIN_STEP`]): through it the least
-    /// force held must have moved the velocity by [`SILENCE_CLARITY`] times the silence, or the
-    /// silence of a body the steps do not resolve could pass for a prescribed motion.
-    pub fn answers_no_force(&self, now: Observed, heaviest: f64) -> bool {
+    /// Through the heaviest body whose contact under `law` the steps do not resolve
+    /// ([`heaviest_unresolved_mass`]; heavier ones are right along the motion) the least force
+    /// held must have moved the velocity by [`SILENCE_CLARITY`] times the silence, or the silence
+    /// of a body the steps do not resolve could pass for a prescribed motion. That mass, a search,
+    /// is found last, once the motion has shown silence.
+    pub fn answers_no_force<L: ContactLaw>(&self, law: &L, now: Observed) -> bool {
         let h = now.time - self.last.time;
         let stepped = h > 0.0;
         if !self.probe_pending || self.held_told || self.mass_estimate > 0.0 || !stepped {
@@ -233,10 +234,13 @@ impl Coupling {
             return false;
         };
         let silence = self.rounding(now, SILENCE);
-        let clear = held * h / heaviest > SILENCE_CLARITY * silence;
         let expected = self.known_before_step().a_ext * h;
         let dv = now.v - self.last.v;
-        clear && (dv - expected).abs() <= silence && self.moved_under_constant_forces(now)
+        if (dv - expected).abs() > silence || !self.moved_under_constant_forces(now) {
+            return false;
+        }
+        let heaviest = heaviest_unresolved_mass(law, now.v.abs(), h);
+        held * h / heaviest > SILENCE_CLARITY * silence
     }
 
     /// Silent over a contact's first step: a master one step late held the free step's nothing

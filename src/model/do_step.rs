@@ -165,9 +165,8 @@ impl ElastoGap {
         let observed = self.observed();
         // The port's work over a probe's step had the impulse along the motion been held, and
         // what the port counts for it below.
-        let probed_work = (self.coupling.last_probed).map(|(impulse, _)| {
-            impulse / self.coupling.last_h * (observed.s - self.coupling.last.s)
-        });
+        let probed_work = (self.coupling.last_probed)
+            .map(|impulse| impulse / self.coupling.last_h * (observed.s - self.coupling.last.s));
         let e_port_before = self.coupling.e_port;
         self.tell_held_force();
         if self.coupling.last_h == 0.0 {
@@ -292,7 +291,7 @@ impl ElastoGap {
                     .hold_probe(full, at_start.next_before, speed, h)
             })
             .flatten();
-        self.coupling.last_probed = share.map(|_| full);
+        self.coupling.last_probed = share.map(|_| full.0);
         if share.is_none() {
             self.coupling.port_work_held_back = 0.0;
         }

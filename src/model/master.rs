@@ -52,19 +52,14 @@ impl ElastoGap {
     /// The last step's mean force becomes the law's along the motion (the port's work over it
     /// counts at that force, as for a motion declared prescribed). Returns whether it was found.
     pub(super) fn notice_a_prescribed_motion<L: ContactLaw>(&mut self, law: &L) -> bool {
-        if self.parameters.held_force != 1 || !self.coupling.probe_pending {
-            return false;
-        }
-        let now = self.observed();
-        let h = now.time - self.coupling.last.time;
-        let heaviest = crate::coupling::heaviest_unresolved_mass(law, now.v.abs(), h);
-        if !self.coupling.answers_no_force(now, heaviest) {
+        if self.parameters.held_force != 1 || !self.coupling.answers_no_force(law, self.observed())
+        {
             return false;
         }
         let held_back = self.coupling.take_the_motion_as_prescribed();
         let last_h = self.coupling.last_h;
         self.f_mean = match self.coupling.last_probed {
-            Some((impulse, _)) => impulse / last_h,
+            Some(impulse) => impulse / last_h,
             None => self.f_mean + held_back / last_h,
         };
         true

@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 326;
+pub const FIELD_COUNT: usize = 325;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -469,7 +469,7 @@ layout! {
     optional(model.inputs.given_at[0], |at| [at]);
     optional(model.inputs.given_at[1], |at| [at]);
     flag(model.coupling.motion_prescribed);
-    optional(model.coupling.last_probed, |probed| [&mut probed.0, &mut probed.1]);
+    optional(model.coupling.last_probed, |impulse| [impulse]);
     real(model.coupling.mean_before_last);
     real(model.coupling.port_work_held_back);
 }
