@@ -30,6 +30,14 @@
 #     the crates of the Rust tool's Cargo.lock, and it takes 1 minute for the C tool and 3 to 6 for
 #     the Rust one on two cores. Without ../shared the tools are not built and the tests that need
 #     them skip (under CI with ../shared there, a missing tool fails them instead).
+#   - OMSimulator, OpenModelica's co-simulation tool (tests/python/test_omsimulator.py runs the FMU with
+#     a body FMU under its default master), built by ../shared/tools/omsimulator/build.sh from the
+#     sources there into ${ELASTOGAP_TOOLS:-~/.cache/elastogap-tools}/omsimulator, once per machine,
+#     when that folder is beside the checkout (its PyPI package only downloads a binary from a site
+#     this machine cannot reach). The build installs cmake and g++ with apt-get when missing and takes
+#     about 6 minutes on two cores; the tests import its Python package from that folder's
+#     lib/x86_64-linux-gnu with .venv's Python (which has the lxml it needs). Without ../shared it is
+#     not built and the test skips (fails under CI with ../shared there).
 #
 # A second run finds everything in place and takes a second or two.
 set -euo pipefail
@@ -171,6 +179,22 @@ elif [ -f "$fmusim_sources/build.sh" ]; then
     say "fmusim and fmusim-c built in $((SECONDS - fmusim_started)) s"
 else
     say "no $fmusim_sources beside the checkout: fmusim and fmusim-c not built (their tests skip)"
+fi
+
+# --- OMSimulator, OpenModelica's co-simulation tool, from ../shared -----------------------------------
+# The same folder tests/python/reference_tools.py looks in.
+omsimulator_dir="${ELASTOGAP_TOOLS:-$HOME/.cache/elastogap-tools}/omsimulator"
+omsimulator_sources="$(cd "$root/.." && pwd)/shared/tools/omsimulator"
+if [ -x "$omsimulator_dir/bin/OMSimulator" ]; then
+    say "OMSimulator in $omsimulator_dir"
+elif [ -f "$omsimulator_sources/build.sh" ]; then
+    say "building OMSimulator from $omsimulator_sources into $omsimulator_dir (6 minutes, once per machine)"
+    omsimulator_started=$SECONDS
+    bash "$omsimulator_sources/build.sh" "$omsimulator_dir" \
+        || die "bash $omsimulator_sources/build.sh $omsimulator_dir failed"
+    say "OMSimulator built in $((SECONDS - omsimulator_started)) s"
+else
+    say "no $omsimulator_sources beside the checkout: OMSimulator not built (its test skips)"
 fi
 
 say "ready in $((SECONDS - started)) s (cargo $(cargo --version | cut -d' ' -f2), $("$venv/bin/python" --version); win64: $win64_toolchain)"

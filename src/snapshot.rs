@@ -63,7 +63,10 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 18: the instants the flanges' positions were given for, and whether a probe's answer showed
 /// a prescribed motion, and the last step's impulse along the motion where it probed, the mean
 /// force given for the step before the last, and the port's work the probes held back.
-const FORMAT_VERSION: u32 = 18;
+/// 19: whether the last step only grazed a contact new to the master, the port's account had the
+/// master held `f_mean` one step late, whether the answers showed it does, and whether the step
+/// before the last grazed.
+const FORMAT_VERSION: u32 = 19;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

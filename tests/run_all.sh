@@ -11,7 +11,7 @@
 #                                  the test-only feature panic-probe for tests/panic_barrier.rs
 #      cargo test --release --features fmi3 --test fmi3_layer --test no_allocation_fmi3   the FMI 3.0 layer in-process
 #   6. tests/win64/run.sh          win64 under wine: Windows builds of the tests against the .fmu's DLL
-#   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim, fmusim, fmusim-c and fmucontainer
+#   7. pytest -q tests/python      if that folder exists: FMPy, fmi-sim, fmusim, fmusim-c, OMSimulator and fmucontainer
 #                                  runs of the FMUs
 #
 # The last line printed is the total over the Rust (native and under Wine) and Python tests:

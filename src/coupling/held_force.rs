@@ -6,7 +6,8 @@
 //! the coupling reads the outcome through [`Coupling::held_force`]: the force known to be held, or
 //! none while the two differ and nothing told.
 
-use super::{Coupling, Extrapolation, Observed, ANSWER_ROUNDING, DISAGREEMENT};
+use super::probe::LATE_NOTHING;
+use super::{Coupling, Extrapolation, Observed, Prediction, ANSWER_ROUNDING, DISAGREEMENT};
 
 /// How many times clearer than the external acceleration's change and the mass's margin a step's
 /// answer must be to overturn which force the master was told to hold.
@@ -145,6 +146,64 @@ impl Coupling {
         } else {
             None
         }
+    }
+
+    /// With a mass and a measured external acceleration: whether the answer fits the `f_mean`
+    /// handed out a step before the last, and neither the last one nor the `f_next` read before
+    /// the step, by more than the external acceleration's change and the mass's margin: the
+    /// master steps every unit at once and holds `f_mean`, one step late. It is then told to hold
+    /// `f_next`, which `f_mean` gives from now on ([`Self::hold_the_mean_as_late`]).
+    pub(super) fn tell_a_late_mean(
+        &mut self,
+        now: Observed,
+        mass: Option<f64>,
+        h1: f64,
+        dv: f64,
+    ) -> bool {
+        let Some(m) = mass else {
+            return false;
+        };
+        if self.held_told || self.mean_held_late || !self.f_mean_read || self.a_ext_count == 0 {
+            return false;
+        }
+        let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+        let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
+        let late = misfit(self.mean_before_last);
+        let next = if self.next_readable {
+            misfit(self.last_next)
+        } else {
+            f64::INFINITY
+        };
+        let others = misfit(self.last_force).min(next);
+        let largest = self.mean_before_last.abs().max(self.last_force.abs()) / m;
+        // Told apart beyond the velocities' rounding: forces of a free step's rounding residue
+        // (1e-14 N) are no answer.
+        let rounding = self.rounding(now, ANSWER_ROUNDING) / h1;
+        let margin = self.a_ext_trend() + DISAGREEMENT * largest + rounding;
+        // Told where it tells most clearly: the contact's first step, whose f_mean the master
+        // did not feel, as the one before it was nothing (or a graze).
+        let first = LATE_NOTHING * self.mean_before_last.abs() < self.last_force.abs();
+        if !first || late > margin || others - late <= OVERTURN * margin {
+            return false;
+        }
+        self.hold_the_mean_as_late();
+        true
+    }
+
+    /// The master holds `f_mean` one step late: it is told to hold `f_next`, which `f_mean`
+    /// gives from now on; the force it held over the last step, read as `f_next`, is the `f_mean`
+    /// before the last, and over the coming step it holds the last one, handed out before this
+    /// was told. The port's account is the late one.
+    pub(super) fn hold_the_mean_as_late(&mut self) {
+        self.mean_held_late = true;
+        self.f_next_read = true;
+        self.master_holds_next = Some(true);
+        self.holds_next_settled = true;
+        self.last_next = self.mean_before_last;
+        self.next_readable = true;
+        self.e_port = self.e_port_if_late;
+        self.e_port_if_next = self.e_port_if_late;
+        self.f_next = Prediction::Known(self.last_force);
     }
 
     /// With a mass and a measured external acceleration: the force whose answer misfits the

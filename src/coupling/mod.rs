@@ -105,7 +105,7 @@ pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_
 pub use plan::{held_over, replay, Plan};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
-pub use probe::{ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub use probe::{only_grazes, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 
 use crate::laws::{distance_outside, ContactLaw};
@@ -201,6 +201,12 @@ pub struct Coupling {
     /// `E_port` had the master held `f_next` over the steps where it is not known which force
     /// it held (equal to `e_port` over the others): taken once it is told.
     pub e_port_if_next: f64,
+    /// `E_port` had the master held each step's `f_mean` over the step after it (it steps every
+    /// unit at once and connects `f_mean`): taken once the answers tell so.
+    pub e_port_if_late: f64,
+    /// The answers showed that the master holds `f_mean` one step late: from then on `f_mean`
+    /// is handed out as `f_next`, the force over the step the master holds it over.
+    pub mean_held_late: bool,
     /// The passivity controller's part of the `f_next` predicted for the next step (N).
     pub passivity_in_next: f64,
     /// The force the master held over the last step, as far as it is known (else `f_mean`).
@@ -266,6 +272,11 @@ pub struct Coupling {
     pub probe_assumed_mass: f64,
     /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
     /// prescribes it, and the steps are the law's integral along it from then on.
+    /// The last step only grazed a contact new to the master (`only_grazes`): held in full,
+    /// its answer tells nothing of the bodies, and no least mass is read from it.
+    pub grazed: bool,
+    /// ... and the step before it did.
+    pub grazed_before_last: bool,
     pub motion_prescribed: bool,
     /// The impulse (N.s) along the motion of the last step, where it held a probe instead: what
     /// it would have held had the motion been declared prescribed.
@@ -314,6 +325,8 @@ pub struct Learned {
     /// A step's answer gave an effective mass (first) that disagrees with the given or adopted
     /// mass in use (second) by more than [`DISAGREEMENT`].
     pub disagreement: Option<(f64, f64)>,
+    /// The last step's answer showed a master that holds `f_mean` one step late.
+    pub late_mean: bool,
 }
 
 /// The relative disagreement between the master's answer and the mass in use beyond which the

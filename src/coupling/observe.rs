@@ -29,6 +29,7 @@ impl Coupling {
         let holds_before = self.master_holds_next;
         self.holds_next_if_it_reads_only_next();
         self.read_which_force_was_held(now, mass, h1, dv);
+        learned.late_mean = self.tell_a_late_mean(now, mass, h1, dv);
         self.estimate_from_a_step_both_readings_share(mass, h1, dv);
         let applied = self.held_force();
         self.account_the_ports_work(now, holds_before, applied);

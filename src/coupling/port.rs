@@ -66,6 +66,7 @@ impl Coupling {
         self.last_held = applied.unwrap_or(self.last_force);
         self.e_port += self.last_held * (now.s - self.last.s);
         self.e_port_if_next += self.last_next * (now.s - self.last.s);
+        self.e_port_if_late += self.mean_before_last * (now.s - self.last.s);
     }
 
     /// The fastest speed the master's bodies had while the port had returned nothing beyond

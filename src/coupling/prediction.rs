@@ -3,7 +3,8 @@
 //! master that steps the gap first never reads it), bounded by the port like every held force,
 //! and where a probe is made in it, that probe's answer is awaited like a step's own.
 
-use super::{Correction, Coupling, ProbeSizing};
+use super::probe::only_grazes;
+use super::{Correction, Coupling, ProbeSizing, PROBE_SHARE};
 use crate::laws::ContactLaw;
 use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, SubstepLimits};
@@ -55,9 +56,10 @@ impl Prediction {
     pub fn planned<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
         match *self {
             Prediction::Known(force) => (force, Correction::default()),
-            Prediction::Kinematic { start, h, probe } => {
+            Prediction::Kinematic { start, h, .. } => {
                 let impulse = integrate_step(law, start, h, limits).impulse;
-                let share = probe
+                let share = self
+                    .probe_held(law, limits, impulse)
                     .and_then(|sizing| sizing.share(impulse))
                     .unwrap_or(1.0);
                 let force = share * impulse / h;
@@ -79,6 +81,24 @@ impl Prediction {
                 (plan.force, continuation)
             }
         }
+    }
+
+    /// The probe a prediction along the motion holds of its step's `impulse` (N.s): none where
+    /// a contact new to the master only grazes that step ([`only_grazes`], more strictly than
+    /// the step itself judges it, so that the step agrees): it is held in full, and the next
+    /// step is probed.
+    fn probe_held<L: ContactLaw>(
+        &self,
+        law: &L,
+        limits: SubstepLimits,
+        impulse: f64,
+    ) -> Option<ProbeSizing> {
+        let Prediction::Kinematic { start, h, probe } = *self else {
+            return None;
+        };
+        probe.filter(|sizing| {
+            !sizing.fresh || !only_grazes(law, 0.5 * PROBE_SHARE, impulse, start.at(h), h, limits)
+        })
     }
 }
 
@@ -104,7 +124,7 @@ impl Coupling {
         } else {
             Correction::default()
         };
-        self.note_probe_in_next(&prediction, force);
+        self.note_probe_in_next(&prediction, law, limits, force);
         force
     }
 
@@ -124,14 +144,17 @@ impl Coupling {
     /// A master that holds `f_next` holds a probe made in it over the step ahead (the contact
     /// foreseen a step early), before any step's own `f_mean` probes: its answer is to be read
     /// as a probe's, and the step that meets the contact probes too.
-    pub fn note_probe_in_next(&mut self, prediction: &Prediction, force: f64) {
-        if let Prediction::Kinematic {
-            probe: Some(_),
-            start,
-            h,
-        } = *prediction
-        {
-            if force != 0.0 {
+    pub fn note_probe_in_next<L: ContactLaw>(
+        &mut self,
+        prediction: &Prediction,
+        law: &L,
+        limits: SubstepLimits,
+        force: f64,
+    ) {
+        if let Prediction::Kinematic { start, h, .. } = *prediction {
+            let impulse = integrate_step(law, start, h, limits).impulse;
+            let probed = prediction.probe_held(law, limits, impulse).is_some();
+            if probed && force != 0.0 {
                 self.probe_pending = true;
                 self.assume_probe(force * h, start.v.abs());
             }

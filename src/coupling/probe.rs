@@ -4,6 +4,7 @@
 
 use super::{bend_off_parabola, Coupling, Extrapolation, Learned, Observed, PLAIN_STEP};
 use crate::laws::{contact_duration, ContactLaw};
+use crate::step::{integrate_step, Motion, SubstepLimits};
 
 /// A mass a probe's answer gave through a changing external acceleration: adopted only once a
 /// probe at least [`CONFIRMING_GROWTH`] times larger answers the same mass within both answers'
@@ -44,6 +45,11 @@ const SILENCE: f64 = 1e-14;
 /// where it is that many times heavier, and so resolved by the steps.
 const SILENCE_CLARITY: f64 = 1e3;
 
+/// How many times a contact step's force must exceed the force held the step before it for a
+/// master one step late to have held nothing of the contact over it: a free step's nothing, or a
+/// contact that only grazed that step ([`only_grazes`]), held in full.
+pub(super) const LATE_NOTHING: f64 = 1e3;
+
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
 /// bodies are pushed by forces that hide the answer even from a grown probe), and the contact is
 /// integrated along it.
@@ -74,6 +80,8 @@ const FLOOR_DOUBT: f64 = 4.0;
 /// answer's impulse.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProbeSizing {
+    /// No probe awaits an answer: the contact is new to the master.
+    pub fresh: bool,
     pub mass_floor: f64,
     pub speed: f64,
     /// N.s; 0 where no rough answer waits.
@@ -99,6 +107,23 @@ impl ProbeSizing {
             Some(share.clamp(PROBE_SHARE, PROBE_SHARE_LIMIT))
         }
     }
+}
+
+/// Whether a contact's `impulse` (N.s) along the motion over a step is less than `share` of the
+/// impulse along the motion over the step after it, from `end` over `h`: the contact only
+/// grazes the step. A probe of it would be too small for any answer (a touch-down within
+/// rounding of a communication point holds a rounding's worth), and what that probe took for
+/// granted would bound the next one to as little. Held in full it is no larger than the next
+/// step's probe.
+pub fn only_grazes<L: ContactLaw>(
+    law: &L,
+    share: f64,
+    impulse: f64,
+    end: Motion,
+    h: f64,
+    limits: SubstepLimits,
+) -> bool {
+    impulse.abs() < share * integrate_step(law, end, h, limits).impulse.abs()
 }
 
 /// The heaviest body (kg) whose contact met at `speed` lasts less than a step of `h` over
@@ -244,10 +269,13 @@ impl Coupling {
     }
 
     /// Silent over a contact's first step: a master one step late held the free step's nothing
-    /// over it, and answers with the next step (a motion from a file never does,
-    /// [`Coupling::answers_no_force`]). Not where `f_next` was read only after the step.
+    /// (or a graze, less than the probe) over it, and answers with the next step (a motion from
+    /// a file never does, [`Coupling::answers_no_force`]). Not where `f_next` was read only
+    /// after the step.
     fn answer_may_come_late(&self) -> bool {
-        self.mean_before_last == 0.0 && self.last_force != 0.0 && self.least_force_held().is_some()
+        (self.mean_before_last == 0.0 || self.grazed_before_last)
+            && self.last_force != 0.0
+            && self.least_force_held().is_some()
     }
 
     /// The least force (N, in size) a master may have held over the last step: `f_mean`, `f_mean`
@@ -299,7 +327,7 @@ impl Coupling {
     ) {
         if self.probe_pending {
             self.probe_pending = self.learn_from_probe(learned, applied, dv, h1, a_before, now);
-        } else {
+        } else if !self.grazed {
             // Every force held without a mass tells how heavy the bodies are at least.
             self.raise_mass_floor(now, dv, h1, f64::INFINITY);
         }
@@ -562,6 +590,7 @@ impl Coupling {
     /// How large the next probe is, over a step of `h` where the master moves at `speed` (m/s).
     pub fn probe_sizing(&self, speed: f64, h: f64) -> ProbeSizing {
         ProbeSizing {
+            fresh: !self.probe_pending,
             mass_floor: self.probe_mass_floor,
             speed,
             least_impulse: CONFIRMING_GROWTH * (self.rough_answer.force * h).abs(),

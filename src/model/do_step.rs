@@ -12,7 +12,7 @@
 use super::normal_step::StepEnd;
 use super::{ElastoGap, NonFiniteStep, StepReport, SuppliedAccelerations};
 use crate::coupling::{
-    Correction, Observed, Pace, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
+    only_grazes, Correction, Observed, Pace, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
 };
 use crate::laws::{
     distance_outside, spring_work, ContactLaw, PlaneForce, Tangential, TangentialStep,
@@ -198,6 +198,7 @@ impl ElastoGap {
             self.coupling.forget_owed();
         }
         report.mass_disagreement = learned.disagreement;
+        report.late_mean_found = learned.late_mean;
         // Settled: no contact under way for the master or the model, nothing owed. Then whatever
         // the port received and the contact did not report dissipated was dissipated all the
         // same (no energy is stored), and whatever it returned beyond that is the passivity
@@ -280,9 +281,20 @@ impl ElastoGap {
         // Compared as impulses: a division by h here would wait for the integration
         // on every kinematic step.
         let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
-        let new_contact = (held_before == 0.0 || held_before * h < dwarfed) && !compressed_start;
-        let probe =
-            !at_start.plain && self.coupling.probing(new_contact) && report.integral.impulse != 0.0;
+        // A contact the last step only grazed, and held in full, is still new.
+        let unheld = held_before == 0.0 || held_before * h < dwarfed || self.coupling.grazed;
+        let new_contact = unheld && !compressed_start;
+        let fresh = !at_start.plain && self.coupling.probing(true) && !self.coupling.probe_pending;
+        let impulse = report.integral.impulse;
+        report.grazed = fresh
+            && impulse != 0.0
+            && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
+        self.coupling.grazed_before_last = self.coupling.grazed;
+        self.coupling.grazed = report.grazed;
+        let probe = !at_start.plain
+            && self.coupling.probing(new_contact)
+            && impulse != 0.0
+            && !report.grazed;
         let full = (report.integral.impulse, report.integral.dissipated);
         let share = probe
             .then(|| {
@@ -320,8 +332,11 @@ impl ElastoGap {
         Prediction::Kinematic {
             start: step_end.end,
             h,
-            probe: (!at_start.plain && self.coupling.probing(report.integral.substeps == 0))
-                .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+            probe: (!at_start.plain
+                && self
+                    .coupling
+                    .probing(report.integral.substeps == 0 || report.grazed))
+            .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
         }
     }
 
@@ -362,12 +377,19 @@ impl ElastoGap {
                     let force = self
                         .coupling
                         .bound_next(force, h_next, least_mass, held_now);
-                    self.coupling.note_probe_in_next(kinematic_next, force);
+                    self.coupling
+                        .note_probe_in_next(kinematic_next, law, limits, force);
                     force
                 }
             }
         } else {
             0.0
+        };
+        // A master found to hold f_mean a step late is handed in it the force for that step.
+        let f_mean = if self.coupling.mean_held_late {
+            next
+        } else {
+            f_mean
         };
         HandedForces { f_mean, next }
     }

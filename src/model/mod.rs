@@ -193,6 +193,9 @@ pub struct StepReport {
     pub dynamic: bool,
     /// Without a mass: a contact started and ended inside this step, lasting this long (s).
     pub contact_within_step: Option<f64>,
+    /// Without a mass: a contact new to the master only grazed this step and was held in full;
+    /// the next step probes it.
+    pub grazed: bool,
     /// A contact completed in the last step and gave this effective-mass estimate (kg).
     pub new_estimate: Option<f64>,
     /// The master's relative speed at the start of the contact behind `new_estimate` (m/s).
@@ -218,6 +221,9 @@ pub struct StepReport {
     /// Left to tell (Auto), the master's motion answered no probe: it is prescribed from this
     /// step on (reported once per run, with status warning).
     pub prescribed_motion_found: bool,
+    /// The answers showed that the master holds `f_mean` one step late: `f_mean` is handed out as
+    /// `f_next` from this step on (reported once per run, with status warning).
+    pub late_mean_found: bool,
 }
 
 /// A step refused because its force, motion, energy or prediction is not finite: the inputs,

@@ -7,7 +7,7 @@
 
 use super::{ElastoGap, StepReport};
 use crate::coupling::{
-    held_over, passivity_force, replay, Correction, Coupling, Extrapolation, Pace, Plan,
+    held_over, passivity_force, replay, Correction, Coupling, Episode, Extrapolation, Pace, Plan,
     Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
@@ -211,8 +211,23 @@ impl ElastoGap {
         report: &mut StepReport,
     ) {
         let (master, dynamics) = (setting.master, setting.dynamics);
+        let probed = self.parameters.m_eff == 0.0;
         let coupling = &mut self.coupling;
-        let episode = coupling.episode;
+        // A probe held over a step the contact had not begun in (f_next held up to an early
+        // return at the touch-down) told the mass before any contact: that free step is
+        // replayed, and the probe's impulse is owed back.
+        let free_step_probed =
+            probed && !coupling.episode.open && coupling.last_contact_impulse == 0.0;
+        let episode = if !free_step_probed {
+            coupling.episode
+        } else {
+            Episode {
+                open: true,
+                start: coupling.before_last,
+                a_ext: dynamics.a_ext,
+                ..Episode::default()
+            }
+        };
         let duration = setting.time - episode.start.time;
         if episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT && duration > 0.0 {
             let replayed = replay(law, &episode, dynamics, duration);

@@ -37,6 +37,12 @@ impl ElastoGap {
             &mut warn,
         );
         self.warn_stiff_stiction(current_time, h, report, &mut warn);
+        if report.late_mean_found {
+            warn(&format!(
+                "t = {}: the bodies felt over the contact's first step the force given for the step before it, not that step's f_mean: the master steps every unit at once and holds f_mean one step late (or holds f as sampled at the step's start). f_mean gives from this step on the force predicted for the step the master holds it over, as f_next does. Connect f_next",
+                Number(current_time)
+            ));
+        }
         if report.prescribed_motion_found {
             warn(&format!(
                 "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's steps before it held probes instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",

@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 325;
+pub const FIELD_COUNT: usize = 329;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -472,4 +472,8 @@ layout! {
     optional(model.coupling.last_probed, |impulse| [impulse]);
     real(model.coupling.mean_before_last);
     real(model.coupling.port_work_held_back);
+    flag(model.coupling.grazed);
+    real(model.coupling.e_port_if_late);
+    flag(model.coupling.mean_held_late);
+    flag(model.coupling.grazed_before_last);
 }

@@ -9,17 +9,28 @@
 `FMUSIM` and `FMUSIM_C` name other binaries. A test that needs a tool calls `require(name)`: where
 the tool is absent it skips and says why, except under CI (`CI=true` with `../shared/tools/fmusim`
 beside the checkout), where an absent tool is a set-up failure and the test fails.
+
+It also builds OMSimulator from `../shared/tools/omsimulator` into `$ELASTOGAP_TOOLS/omsimulator/`
+(`OMSIMULATOR_PREFIX` names another prefix). Its Python package loads `libOMSimulator.so` from its own
+folder, `PREFIX/lib/x86_64-linux-gnu`, which must be on PYTHONPATH and LD_LIBRARY_PATH when the
+interpreter starts: a test runs it in a subprocess with the environment `require_omsimulator()` gives
+(same skip and CI rule, with `../shared/tools/omsimulator`).
 """
 
+import functools
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_FMUSIM = ROOT.parent / "shared" / "tools" / "fmusim"
+SHARED_OMSIMULATOR = ROOT.parent / "shared" / "tools" / "omsimulator"
 TOOLS = Path(os.environ.get("ELASTOGAP_TOOLS", Path.home() / ".cache" / "elastogap-tools"))
+OMSIMULATOR_PREFIX = Path(os.environ.get("OMSIMULATOR_PREFIX", TOOLS / "omsimulator"))
+OMSIMULATOR_LIBRARY = OMSIMULATOR_PREFIX / "lib" / "x86_64-linux-gnu"
 
 # name -> (environment variable, default path)
 _TOOLS = {
@@ -41,11 +52,42 @@ def require(name):
     if path is not None:
         return path
     variable, default = _TOOLS[name]
-    reason = (f"{name} not found at {os.environ.get(variable, default)}: `bash packaging/setup.sh` builds it "
-              f"from {SHARED_FMUSIM} when that folder exists (or set {variable})")
-    if os.environ.get("CI") == "true" and SHARED_FMUSIM.is_dir():
-        pytest.fail(f"under CI with {SHARED_FMUSIM} present: {reason}")
+    _absent(f"{name} not found at {os.environ.get(variable, default)}: `bash packaging/setup.sh` builds it "
+            f"from {SHARED_FMUSIM} when that folder exists (or set {variable})", SHARED_FMUSIM)
+
+
+def _absent(reason, shared):
+    """Skips the test for a missing tool, or fails it under CI when its sources (`shared`) are there."""
+    if os.environ.get("CI") == "true" and shared.is_dir():
+        pytest.fail(f"under CI with {shared} present: {reason}")
     pytest.skip(reason)
+
+
+def omsimulator_environment():
+    """os.environ with OMSimulator's package folder in front of PYTHONPATH and LD_LIBRARY_PATH."""
+    return dict(os.environ, **{name: os.pathsep.join(filter(None, [str(OMSIMULATOR_LIBRARY), os.environ.get(name)]))
+                               for name in ("PYTHONPATH", "LD_LIBRARY_PATH")})
+
+
+@functools.cache
+def omsimulator_import_error():
+    """None where `import OMSimulator` works in this interpreter under omsimulator_environment(), else
+    the last line of its error."""
+    done = subprocess.run([sys.executable, "-c", "import OMSimulator"], env=omsimulator_environment(),
+                          capture_output=True, text=True, timeout=60)
+    lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
+    return None if done.returncode == 0 else lines[-1]
+
+
+def require_omsimulator():
+    """The environment to run `sys.executable` with OMSimulator's Python package in; skips the test
+    where the package is absent (fails under CI with ../shared/tools/omsimulator)."""
+    error = omsimulator_import_error()
+    if error is None:
+        return omsimulator_environment()
+    _absent(f"OMSimulator's Python package does not import from {OMSIMULATOR_LIBRARY} ({error}): "
+            f"`bash packaging/setup.sh` builds it from {SHARED_OMSIMULATOR} when that folder exists "
+            "(or set OMSIMULATOR_PREFIX)", SHARED_OMSIMULATOR)
 
 
 def run(command, timeout=120, check=True, cwd=None):

@@ -98,6 +98,16 @@ impl ImpactCoupling {
 /// Co-simulates the impact with communication step `h`; the master moves the mass exactly under
 /// the force it holds over each step (constant force: exact quadratic motion).
 pub fn cosimulate(fmu: &Arc<Fmu>, h: f64, coupling: ImpactCoupling) -> Result<Impact, String> {
+    cosimulate_set(fmu, h, coupling, &[])
+}
+
+/// [`cosimulate`] with more parameters set by name (Integers and Enumerations as f64).
+pub fn cosimulate_set(
+    fmu: &Arc<Fmu>,
+    h: f64,
+    coupling: ImpactCoupling,
+    parameters: &[(&str, f64)],
+) -> Result<Impact, String> {
     let mut gap = Instance::new(fmu, "impact");
     let check = |status: Status, what: &str| {
         if status == Status::Ok {
@@ -122,6 +132,9 @@ pub fn cosimulate(fmu: &Arc<Fmu>, h: f64, coupling: ImpactCoupling) -> Result<Im
     ]
     .map(|name| gap.vr(name, VarType::Real));
     check(gap.set_real(&[c, d], &[C, D]), "fmi2SetReal(c, d)")?;
+    for &(name, value) in parameters {
+        check(gap.set_by_name(name, value), name)?;
+    }
     let (mut x, mut v) = (GAP, -SPEED);
     check(gap.set_real(&[s_b, v_b], &[x, v]), "fmi2SetReal(inputs)")?;
     check(gap.exit_initialization_mode(), "fmi2ExitInitializationMode")?;
