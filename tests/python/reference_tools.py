@@ -10,7 +10,7 @@
 the tool is absent it skips and says why, except under CI (`CI=true` with `../shared/tools/fmusim`
 beside the checkout), where an absent tool is a set-up failure and the test fails.
 
-It also builds OMSimulator from `../shared/tools/omsimulator` into `$ELASTOGAP_TOOLS/omsimulator/`
+`packaging/setup.sh` also builds OMSimulator from `../shared/tools/omsimulator` into `$ELASTOGAP_TOOLS/omsimulator/`
 (`OMSIMULATOR_PREFIX` names another prefix). Its Python package loads `libOMSimulator.so` from its own
 folder, `PREFIX/lib/x86_64-linux-gnu`, which must be on PYTHONPATH and LD_LIBRARY_PATH when the
 interpreter starts: a test runs it in a subprocess with the environment `require_omsimulator()` gives
