@@ -6,12 +6,16 @@
 //! the coupling reads the outcome through [`Coupling::held_force`]: the force known to be held, or
 //! none while the two differ and nothing told.
 
-use super::probe::LATE_NOTHING;
 use super::{Coupling, Extrapolation, Observed, Prediction, ANSWER_ROUNDING, DISAGREEMENT};
 
 /// How many times clearer than the external acceleration's change and the mass's margin a step's
 /// answer must be to overturn which force the master was told to hold.
 const OVERTURN: f64 = 4.0;
+
+/// How many times a contact step's `f_mean` must exceed the one before it for a master one step
+/// late to have held nothing of the contact over that step: a free step's nothing, or a contact
+/// that only grazed it (`only_grazes`), held in full.
+const LATE_NOTHING: f64 = 1e3;
 
 /// What one step's answer tells of the held force: whether it was `f_next`, and whether the answer
 /// is clear enough to settle the reading and to overturn a settled one.

@@ -270,13 +270,14 @@ pub struct Coupling {
     /// impulse would just reverse at the speed it met. Before an answer tells more, the bound
     /// holds every later force to it ([`PortState`]); 0 before any probe.
     pub probe_assumed_mass: f64,
-    /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
-    /// prescribes it, and the steps are the law's integral along it from then on.
     /// The last step only grazed a contact new to the master (`only_grazes`): held in full,
     /// its answer tells nothing of the bodies, and no least mass is read from it.
     pub grazed: bool,
-    /// ... and the step before it did.
+    /// The step before the last only grazed such a contact: a master one step late held that
+    /// graze over the last step, nothing of the contact.
     pub grazed_before_last: bool,
+    /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
+    /// prescribes it, and the steps are the law's integral along it from then on.
     pub motion_prescribed: bool,
     /// The impulse (N.s) along the motion of the last step, where it held a probe instead: what
     /// it would have held had the motion been declared prescribed.

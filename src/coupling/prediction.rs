@@ -47,23 +47,39 @@ impl Prediction {
         }
     }
 
-    /// The predicted mean force.
-    pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> f64 {
-        self.planned(law, limits).0
+    /// The predicted mean force, and whether it holds a probe.
+    pub fn force<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, bool) {
+        let (force, _, probes) = self.planned_probing(law, limits);
+        (force, probes)
     }
 
     /// The predicted mean force and the correction plan after it.
     pub fn planned<L: ContactLaw>(&self, law: &L, limits: SubstepLimits) -> (f64, Correction) {
+        let (force, continuation, _) = self.planned_probing(law, limits);
+        (force, continuation)
+    }
+
+    /// [`Self::planned`], and whether the force holds a probe (a prediction along the motion of a
+    /// contact that does not only graze its step, while no mass is known).
+    fn planned_probing<L: ContactLaw>(
+        &self,
+        law: &L,
+        limits: SubstepLimits,
+    ) -> (f64, Correction, bool) {
         match *self {
-            Prediction::Known(force) => (force, Correction::default()),
-            Prediction::Kinematic { start, h, .. } => {
+            Prediction::Known(force) => (force, Correction::default(), false),
+            Prediction::Kinematic { start, h, probe } => {
                 let impulse = integrate_step(law, start, h, limits).impulse;
-                let share = self
-                    .probe_held(law, limits, impulse)
-                    .and_then(|sizing| sizing.share(impulse))
-                    .unwrap_or(1.0);
-                let force = share * impulse / h;
-                (force, Correction::default())
+                // A contact new to the master that only grazes the step is held in full, and the
+                // next step probes it; the prediction judges that more strictly than the step
+                // itself does (`only_grazes` with half the share), so that the step agrees.
+                let sizing = probe.filter(|sizing| {
+                    let end = start.at(h);
+                    !sizing.fresh || !only_grazes(law, 0.5 * PROBE_SHARE, impulse, end, h, limits)
+                });
+                let share = sizing.and_then(|sizing| sizing.share(impulse));
+                let force = share.unwrap_or(1.0) * impulse / h;
+                (force, Correction::default(), sizing.is_some())
             }
             Prediction::Dynamic {
                 owed,
@@ -78,27 +94,9 @@ impl Prediction {
                     expected: plan.owed,
                     ..plan.correction
                 };
-                (plan.force, continuation)
+                (plan.force, continuation, false)
             }
         }
-    }
-
-    /// The probe a prediction along the motion holds of its step's `impulse` (N.s): none where
-    /// a contact new to the master only grazes that step ([`only_grazes`], more strictly than
-    /// the step itself judges it, so that the step agrees): it is held in full, and the next
-    /// step is probed.
-    fn probe_held<L: ContactLaw>(
-        &self,
-        law: &L,
-        limits: SubstepLimits,
-        impulse: f64,
-    ) -> Option<ProbeSizing> {
-        let Prediction::Kinematic { start, h, probe } = *self else {
-            return None;
-        };
-        probe.filter(|sizing| {
-            !sizing.fresh || !only_grazes(law, 0.5 * PROBE_SHARE, impulse, start.at(h), h, limits)
-        })
     }
 }
 
@@ -115,7 +113,7 @@ impl Coupling {
             return force;
         }
         let prediction = self.f_next;
-        let (planned, continuation) = prediction.planned(law, limits);
+        let (planned, continuation, probes) = prediction.planned_probing(law, limits);
         let force = self.bound_next(planned, prediction.step(), least_mass, held);
         self.f_next = Prediction::Known(force);
         // A plan the bound cut does not go on: the step after it plans anew from the master.
@@ -124,7 +122,7 @@ impl Coupling {
         } else {
             Correction::default()
         };
-        self.note_probe_in_next(&prediction, law, limits, force);
+        self.note_probe_in_next(&prediction, probes, force);
         force
     }
 
@@ -144,17 +142,9 @@ impl Coupling {
     /// A master that holds `f_next` holds a probe made in it over the step ahead (the contact
     /// foreseen a step early), before any step's own `f_mean` probes: its answer is to be read
     /// as a probe's, and the step that meets the contact probes too.
-    pub fn note_probe_in_next<L: ContactLaw>(
-        &mut self,
-        prediction: &Prediction,
-        law: &L,
-        limits: SubstepLimits,
-        force: f64,
-    ) {
+    pub fn note_probe_in_next(&mut self, prediction: &Prediction, probes: bool, force: f64) {
         if let Prediction::Kinematic { start, h, .. } = *prediction {
-            let impulse = integrate_step(law, start, h, limits).impulse;
-            let probed = prediction.probe_held(law, limits, impulse).is_some();
-            if probed && force != 0.0 {
+            if probes && force != 0.0 {
                 self.probe_pending = true;
                 self.assume_probe(force * h, start.v.abs());
             }

@@ -45,11 +45,6 @@ const SILENCE: f64 = 1e-14;
 /// where it is that many times heavier, and so resolved by the steps.
 const SILENCE_CLARITY: f64 = 1e3;
 
-/// How many times a contact step's force must exceed the force held the step before it for a
-/// master one step late to have held nothing of the contact over it: a free step's nothing, or a
-/// contact that only grazed that step ([`only_grazes`]), held in full.
-pub(super) const LATE_NOTHING: f64 = 1e3;
-
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
 /// bodies are pushed by forces that hide the answer even from a grown probe), and the contact is
 /// integrated along it.
@@ -269,7 +264,7 @@ impl Coupling {
     }
 
     /// Silent over a contact's first step: a master one step late held the free step's nothing
-    /// (or a graze, less than the probe) over it, and answers with the next step (a motion from
+    /// (or a graze, `grazed_before_last`) over it, and answers with the next step (a motion from
     /// a file never does, [`Coupling::answers_no_force`]). Not where `f_next` was read only
     /// after the step.
     fn answer_may_come_late(&self) -> bool {

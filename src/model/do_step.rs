@@ -372,13 +372,13 @@ impl ElastoGap {
             match kinematic_next {
                 None => self.coupling.make_f_next(law, limits, least_mass, held_now),
                 Some(kinematic_next) => {
-                    let force = kinematic_next.force(law, limits);
+                    let (force, probes) = kinematic_next.force(law, limits);
                     let h_next = self.next_step.unwrap_or(h);
                     let force = self
                         .coupling
                         .bound_next(force, h_next, least_mass, held_now);
                     self.coupling
-                        .note_probe_in_next(kinematic_next, law, limits, force);
+                        .note_probe_in_next(kinematic_next, probes, force);
                     force
                 }
             }

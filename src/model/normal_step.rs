@@ -211,13 +211,13 @@ impl ElastoGap {
         report: &mut StepReport,
     ) {
         let (master, dynamics) = (setting.master, setting.dynamics);
-        let probed = self.parameters.m_eff == 0.0;
+        let without_a_given_mass = self.parameters.m_eff == 0.0;
         let coupling = &mut self.coupling;
         // A probe held over a step the contact had not begun in (f_next held up to an early
         // return at the touch-down) told the mass before any contact: that free step is
         // replayed, and the probe's impulse is owed back.
         let free_step_probed =
-            probed && !coupling.episode.open && coupling.last_contact_impulse == 0.0;
+            without_a_given_mass && !coupling.episode.open && coupling.last_contact_impulse == 0.0;
         let episode = if !free_step_probed {
             coupling.episode
         } else {

@@ -126,6 +126,7 @@ impl ElastoGap {
                 probe: None,
             }
             .force(law, limits)
+            .0
         } else {
             0.0
         }
