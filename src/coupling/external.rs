@@ -103,6 +103,7 @@ impl Coupling {
             let mean = dv / h1 + force_acceleration;
             if applied == Some(0.0) && mean.is_finite() {
                 self.a_free = mean;
+                self.a_free_known = true;
             }
             if mean.is_finite() {
                 learned_mean = true;

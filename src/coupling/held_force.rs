@@ -183,11 +183,18 @@ impl Coupling {
         // Told apart beyond the velocities' rounding: forces of a free step's rounding residue
         // (1e-14 N) are no answer.
         let rounding = self.rounding(now, ANSWER_ROUNDING) / h1;
-        let margin = self.a_ext_trend() + DISAGREEMENT * largest + rounding;
+        // The bodies' own acceleration, where the answers have shown it change faster than the
+        // means follow, may explain any reading.
+        let unsteady = self.a_doubt * self.last.v.abs().max(now.v.abs());
+        let margin = self.a_ext_trend() + unsteady + DISAGREEMENT * largest + rounding;
         // Told where it tells most clearly: the contact's first step, whose f_mean the master
         // did not feel, as the one before it was nothing (or a graze).
         let first = LATE_NOTHING * self.mean_before_last.abs() < self.last_force.abs();
-        if !first || late > margin || others - late <= OVERTURN * margin {
+        // On the grid of a master that steps every unit at once: a step cut short (an early
+        // return) is followed by one to the grid, and what it held is no late reading.
+        let before_last = self.last.time - self.before_last.time;
+        let on_a_grid = (before_last - h1).abs() <= 1e-9 * h1;
+        if !first || !on_a_grid || late > margin || others - late <= OVERTURN * margin {
             return false;
         }
         self.hold_the_mean_as_late();

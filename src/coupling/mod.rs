@@ -35,10 +35,13 @@
 //!   (`holds_next_if_it_reads_only_next`); otherwise its answer tells, by whether the bodies felt
 //!   a force at all (`tell_by_a_force_felt`) or by which force fits it better
 //!   (`tell_by_the_better_fit`), and settles or overturns the reading
-//!   (`read_which_force_was_held`); a step whose force both readings share tells the mass on its
-//!   own (`estimate_from_a_step_both_readings_share`); the outcome is `held_force`;
+//!   (`read_which_force_was_held`); a master that holds `f_mean` one step late on a grid is told
+//!   at a contact's first step (`tell_a_late_mean`); a step whose force both readings share tells
+//!   the mass on its own (`estimate_from_a_step_both_readings_share`); the outcome is
+//!   `held_force`;
 //! - the port's account: the held force's work over the master's displacement
-//!   (`account_the_ports_work`, `port.rs`);
+//!   (`account_the_ports_work`, `port.rs`), and how far that displacement missed the bound's
+//!   prediction (`measure_the_ports_miss`);
 //! - what the model owes the master where it held another force than the one assumed
 //!   (`owe_what_another_force_did`, `held_force.rs`);
 //! - the external acceleration (`external.rs`): as known before the step (`known_before_step`),
@@ -305,6 +308,12 @@ pub struct Coupling {
     /// no force over (m/s^2): the speed fuse's scale and prediction.
     pub passive_speed: f64,
     pub a_free: f64,
+    /// Whether `a_free` was measured.
+    pub a_free_known: bool,
+    /// The largest acceleration by which the master's displacement over a step missed the one
+    /// `a_free` and the mass predicted for the force held, over that step's speed (1/s): how far
+    /// the bodies may move from the port bound's prediction ([`PortState`]).
+    pub a_doubt: f64,
 }
 
 /// A mass estimate waiting for a free step that shows the external acceleration steady.

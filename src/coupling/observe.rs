@@ -33,6 +33,7 @@ impl Coupling {
         self.estimate_from_a_step_both_readings_share(mass, h1, dv);
         let applied = self.held_force();
         self.account_the_ports_work(now, holds_before, applied);
+        self.measure_the_ports_miss(now, applied, mass, h1);
         self.owe_what_another_force_did(mass, applied, h1);
         let from_force = force_acceleration(applied, mass);
         let before = self.known_before_step();

@@ -26,6 +26,8 @@ impl Coupling {
             a: self.a_free,
             received: self.received() - self.spent,
             least_mass,
+            a_doubt: self.a_doubt,
+            passive_speed: self.passive_speed,
         }
     }
 
@@ -69,6 +71,38 @@ impl Coupling {
         self.e_port_if_late += self.mean_before_last * (now.s - self.last.s);
     }
 
+    /// How far the master's displacement over the step just taken missed the one the port bound
+    /// predicted for the force `applied` through `mass` or any heavier one, as an acceleration
+    /// over the step's speed (at least the passive one: a body on a spring misses in proportion
+    /// to its swing): the largest such miss widens every later bound ([`PortState`]). Only over a
+    /// step that held a force (where the bound acted), and where it had a measured acceleration
+    /// and a mass to predict with.
+    #[inline(always)]
+    pub(super) fn measure_the_ports_miss(
+        &mut self,
+        now: Observed,
+        applied: Option<f64>,
+        mass: Option<f64>,
+        h1: f64,
+    ) {
+        let (Some(force), Some(mass), true) = (applied, mass, self.a_free_known) else {
+            return;
+        };
+        if force == 0.0 {
+            return;
+        }
+        let free = self.last.v * h1 + 0.5 * self.a_free * h1 * h1;
+        let response = -0.5 * force / mass * h1 * h1;
+        let (near, far) = (free.min(free + response), free.max(free + response));
+        let moved = now.s - self.last.s;
+        let miss = (near - moved).max(moved - far).max(0.0);
+        let speed = self.last.v.abs().max(now.v.abs()).max(self.passive_speed);
+        let doubt = 2.0 * miss / (h1 * h1 * speed);
+        if doubt.is_finite() {
+            self.a_doubt = self.a_doubt.max(doubt);
+        }
+    }
+
     /// The fastest speed the master's bodies had while the port had returned nothing beyond
     /// what it received: the speed fuse's scale.
     #[inline(always)]
@@ -96,6 +130,52 @@ impl Coupling {
 mod tests {
     use super::*;
     use crate::coupling::Episode;
+
+    /// The master's motion `x(t)` sampled at step starts `h` apart, each step holding `force`
+    /// through `mass`: the doubt the misses leave.
+    fn doubt_after(motion: impl Fn(f64) -> (f64, f64), force: f64, mass: f64, h: f64) -> f64 {
+        let mut coupling = Coupling::default();
+        let at = |k: usize| {
+            let (s, v) = motion(k as f64 * h);
+            Observed {
+                time: k as f64 * h,
+                s,
+                v,
+            }
+        };
+        coupling.last = at(0);
+        for k in 1..20 {
+            let now = at(k);
+            let h1 = now.time - coupling.last.time;
+            coupling.measure_the_ports_miss(now, Some(force), Some(mass), h1);
+            coupling.a_free = (now.v - coupling.last.v) / h1 + force / mass;
+            coupling.a_free_known = true;
+            coupling.last = now;
+        }
+        coupling.a_doubt
+    }
+
+    #[test]
+    fn a_steady_acceleration_leaves_no_doubt_a_spring_of_a_few_steps_does() {
+        let h = 0.1;
+        // Falling under gravity and a held force through the right mass: each step is predicted
+        // exactly, or within any heavier mass's range.
+        let g = -9.81 + 2.0 / 0.5;
+        let fall = |t: f64| (3.0 * t + 0.5 * g * t * t, 3.0 + g * t);
+        assert!(doubt_after(fall, 2.0, 0.5, h) < 1e-9);
+        assert!(doubt_after(fall, 2.0, 0.25, h) < 1e-9);
+        // On a spring of a period of three steps, the acceleration of the last step misses the
+        // next by about the swing's own (its amplitude `omega` at a speed amplitude of 1 m/s).
+        let omega = 2.0 * std::f64::consts::PI / (3.0 * h);
+        let swing = |t: f64| ((omega * t).sin() / omega, (omega * t).cos());
+        let doubt = doubt_after(swing, 1.0, 1.0, h);
+        assert!(
+            doubt > 0.3 * omega && doubt < 3.0 * omega,
+            "{doubt} {omega}"
+        );
+        // Free steps are not the bound's: they leave no doubt.
+        assert_eq!(doubt_after(swing, 0.0, 1.0, h), 0.0);
+    }
 
     #[test]
     fn a_settled_contact_returns_no_more_than_its_margin_of_what_it_dissipated() {
