@@ -66,8 +66,10 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 19: whether the last step only grazed a contact new to the master, the port's account had the
 /// master held `f_mean` one step late, whether the answers showed it does, and whether the step
 /// before the last grazed.
-/// 20: whether the last free step's external acceleration was measured, and the largest
-/// acceleration by which the master's displacement missed the port bound's prediction.
+/// 20: whether the last free step's external acceleration was measured, the largest
+/// acceleration by which the master's displacement missed the port bound's prediction, a cut for
+/// want of a reading waiting to be reported, and whether the user was told to name the force
+/// the master holds.
 const FORMAT_VERSION: u32 = 20;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.

@@ -31,10 +31,11 @@
 //!
 //! Prints a report (per master: runs, failures, failed calls, non-finite runs, runs in which the
 //! FMU logged a warning, the worst ratios; failures per kind and per `m_eff`; the 15 worst runs,
-//! all failed runs with `SAFETY_LIST=1`). Two tests judge it: in the default suite, that every
-//! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
-//! exact run's largest); on request, the issue's criterion above, which fails on any failed run
-//! unless `SAFETY_REPORT_ONLY=1`:
+//! all failed runs with `SAFETY_LIST=1`). The masters read the force they hold. Three tests judge
+//! it: in the default suite, that every run stays bounded (no failed call, nothing non-finite, no
+//! energy above [`PEAK_BOUND`] times the exact run's largest); on request, the same for masters
+//! that read every output, and the issue's criterion above, which fails on any failed run unless
+//! `SAFETY_REPORT_ONLY=1`:
 //! `cargo test --release --test safety_sweep -- --ignored --nocapture`. One system or
 //! master on request: `SAFETY_ONLY=<index>` (which also prints the run step by step),
 //! `SAFETY_MASTER=<part of the master's label, any case>`; `SAFETY_SYSTEMS=<n>` draws n systems.
@@ -45,7 +46,7 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 use support::exact::{Body, Exact, Partner};
-use support::masters::{cosimulate_plant_logged, Gap, Master, Plant, Sample, State};
+use support::masters::{cosimulate_plant_run, Gap, Master, Plant, Reads, Run, Sample, State};
 use support::random::Random;
 use support::{Fmu, Status};
 
@@ -312,7 +313,12 @@ impl System {
     }
 
     /// The co-simulation under `master`: its samples or the failed call, and the FMU's messages.
-    fn cosimulate(&self, fmu: &Arc<Fmu>, master: Master) -> (Result<Vec<Sample>, String>, bool) {
+    fn cosimulate(
+        &self,
+        fmu: &Arc<Fmu>,
+        master: Master,
+        reads: Reads,
+    ) -> (Result<Vec<Sample>, String>, bool) {
         let derivative = |t: f64, y: State, held: f64| -> State {
             let on_partner = self.partner.map_or(0.0, |p| p.force_on_partner(y[0], y[2]));
             let partner_accel = self.partner.map_or(0.0, |p| on_partner / p.mass);
@@ -332,8 +338,14 @@ impl System {
         // The master's RK4 is exact for a lone body or one under gravity; 16 substeps resolve
         // a spring of 10 steps' period.
         let substeps = if self.slow_period.is_finite() { 16 } else { 1 };
-        let (run, logs) =
-            cosimulate_plant_logged(fmu, gap, &plant, master, self.h, self.steps, substeps);
+        let run = Run {
+            master,
+            h: self.h,
+            steps: self.steps,
+            substeps,
+            reads,
+        };
+        let (run, logs) = cosimulate_plant_run(fmu, gap, &[], &plant, run);
         let warned = logs.iter().any(|r| r.status == Status::Warning);
         // A failed call's message names the test's check; the FMU's own says why.
         let run = run.map_err(|panic| {
@@ -459,8 +471,13 @@ fn finite(s: &Sample) -> bool {
 }
 
 /// Runs `system` under `master` and judges it against the exact energies.
-fn judge(fmu: &Arc<Fmu>, system: &System, master: Master, exact: &Reference, trace: bool) -> Row {
-    let (run, warned) = system.cosimulate(fmu, master);
+fn judge(
+    fmu: &Arc<Fmu>,
+    (system, master, reads): (&System, Master, Reads),
+    exact: &Reference,
+    trace: bool,
+) -> Row {
+    let (run, warned) = system.cosimulate(fmu, master, reads);
     let mut row = Row {
         system: *system,
         master,
@@ -527,7 +544,7 @@ fn env_usize(name: &str) -> Option<usize> {
 }
 
 /// Every system under every master, judged; the report printed.
-fn sweep() -> Vec<Row> {
+fn sweep(reads: Reads) -> Vec<Row> {
     let fmu = Fmu::load_default();
     let count = env_usize("SAFETY_SYSTEMS").unwrap_or(600);
     let only = env_usize("SAFETY_ONLY");
@@ -551,7 +568,8 @@ fn sweep() -> Vec<Row> {
         }
         let exact = system.reference();
         for &master in &masters {
-            rows.push(judge(&fmu, &system, master, &exact, only.is_some()));
+            let run = (&system, master, reads);
+            rows.push(judge(&fmu, run, &exact, only.is_some()));
         }
     }
     report(&rows, &masters);
@@ -562,7 +580,18 @@ fn sweep() -> Vec<Row> {
 /// exceeds [`PEAK_BOUND`] times the largest the exact run reaches.
 #[test]
 fn every_random_system_stays_bounded_under_every_master() {
-    let rows = sweep();
+    assert_bounded(&sweep(Reads::Connected));
+}
+
+/// The same for a master that reads every output after every step (FMPy's `simulate_fmu`,
+/// cofmupy), `heldForce` left at Auto.
+#[test]
+#[ignore = "not met yet (m_eff 0 under gravity): cargo test --release --test safety_sweep reading_every -- --ignored --nocapture"]
+fn every_random_system_stays_bounded_reading_every_output() {
+    assert_bounded(&sweep(Reads::Every));
+}
+
+fn assert_bounded(rows: &[Row]) {
     let unbounded: Vec<String> = rows
         .iter()
         .filter(|r| {
@@ -576,7 +605,10 @@ fn every_random_system_stays_bounded_under_every_master() {
 #[test]
 #[ignore = "issue 45's acceptance sweep, not met yet: cargo test --release --test safety_sweep -- --ignored --nocapture"]
 fn safety_sweep_random_systems_gain_no_energy() {
-    let failures = sweep().iter().filter(|r| r.failed()).count();
+    let failures = sweep(Reads::Connected)
+        .iter()
+        .filter(|r| r.failed())
+        .count();
     if !std::env::var("SAFETY_REPORT_ONLY").is_ok_and(|v| v == "1") {
         assert_eq!(failures, 0, "safety sweep: see the report above");
     }

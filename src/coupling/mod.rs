@@ -310,6 +310,10 @@ pub struct Coupling {
     pub a_free: f64,
     /// Whether `a_free` was measured.
     pub a_free_known: bool,
+    /// A force the port's bound cut only for want of knowing which force the master holds, to be
+    /// reported; whether the user was told to say which (`heldForce`).
+    pub cut_unread: bool,
+    pub told_which_force_to_name: bool,
     /// The largest acceleration by which the master's displacement over a step missed the one
     /// `a_free` and the mass predicted for the force held, over that step's speed (1/s): how far
     /// the bodies may move from the port bound's prediction ([`PortState`]).

@@ -103,6 +103,16 @@ impl Coupling {
         }
     }
 
+    /// Whether a cut for want of a reading waits to be reported, which it then no longer does;
+    /// only the first of a run is, and only `with_a_mass` (given or adopted): while probing
+    /// without one, the motion may yet turn out prescribed, and a probe's cut costs nothing.
+    pub fn report_a_cut_for_want_of_a_reading(&mut self, with_a_mass: bool) -> bool {
+        let report =
+            std::mem::take(&mut self.cut_unread) && with_a_mass && !self.told_which_force_to_name;
+        self.told_which_force_to_name |= report;
+        report
+    }
+
     /// The fastest speed the master's bodies had while the port had returned nothing beyond
     /// what it received: the speed fuse's scale.
     #[inline(always)]
@@ -111,6 +121,52 @@ impl Coupling {
         if returned <= 1e-9 * self.e_port.abs() && now.v.is_finite() {
             self.passive_speed = self.passive_speed.max(now.v.abs());
         }
+    }
+
+    /// Notes whether the bound cut `force` only for want of knowing which force the master
+    /// holds: it reads both, its answers have not told, and under the account of a master that
+    /// holds that force (`E_port` for `f_mean`, the `f_next` one for `f_next`) it would have been
+    /// cut less or not at all (over a step of `h`; `held` the force held over the step before,
+    /// for `f_next`, None for `f_mean`). Such a cut waits in `cut_unread` to be reported by the
+    /// next step, once per run, naming `heldForce`.
+    pub fn note_a_cut_for_want_of_a_reading(
+        &mut self,
+        force: f64,
+        bounded: f64,
+        h: f64,
+        least_mass: f64,
+        held: Option<f64>,
+    ) {
+        if self.cut_for_want_of_a_reading(force, bounded, h, least_mass, held) {
+            self.cut_unread = true;
+        }
+    }
+
+    fn cut_for_want_of_a_reading(
+        &self,
+        force: f64,
+        bounded: f64,
+        h: f64,
+        least_mass: f64,
+        held: Option<f64>,
+    ) -> bool {
+        if self.told_which_force_to_name || !self.holds_either() || force == bounded {
+            return false;
+        }
+        // Each force under the account of the master that holds it.
+        let e_port = match held {
+            None => self.e_port,
+            Some(_) => self.e_port_if_next,
+        };
+        let port = PortState {
+            received: e_port + self.initial_energy - self.spent,
+            ..self.port(least_mass)
+        };
+        let (low, high) = match held {
+            None => port.admissible(h),
+            Some(held) => port.admissible_after(held, h),
+        };
+        force.clamp(low, high) != bounded
     }
 
     /// `f_mean` as a master may hold it over the step just taken.

@@ -113,6 +113,10 @@ impl ElastoGap {
         let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
         let along = planned_over.is_none().then_some(&kinematic_next);
         let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
+        let with_a_mass = self.effective_mass().is_some();
+        report.cut_for_want_of_a_reading = self
+            .coupling
+            .report_a_cut_for_want_of_a_reading(with_a_mass);
         let answers = tangential_answers
             .as_ref()
             .unwrap_or(&self.tangential_answers);
@@ -360,6 +364,8 @@ impl ElastoGap {
             .planned_f_mean
             .unwrap_or(report.integral.impulse / h);
         let f_mean = self.coupling.bound_mean(planned, h, least_mass);
+        self.coupling
+            .note_a_cut_for_want_of_a_reading(planned, f_mean, h, least_mass, None);
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.
@@ -374,9 +380,17 @@ impl ElastoGap {
                 Some(kinematic_next) => {
                     let (force, probes) = kinematic_next.force(law, limits);
                     let h_next = self.next_step.unwrap_or(h);
-                    let force = self
+                    let bounded = self
                         .coupling
                         .bound_next(force, h_next, least_mass, held_now);
+                    self.coupling.note_a_cut_for_want_of_a_reading(
+                        force,
+                        bounded,
+                        h_next,
+                        least_mass,
+                        Some(held_now),
+                    );
+                    let force = bounded;
                     self.coupling
                         .note_probe_in_next(kinematic_next, probes, force);
                     force

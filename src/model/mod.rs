@@ -224,6 +224,9 @@ pub struct StepReport {
     /// The answers showed that the master holds `f_mean` one step late: `f_mean` is handed out as
     /// `f_next` from this step on (reported once per run, with status warning).
     pub late_mean_found: bool,
+    /// The port's bound cut a force only because the master reads both forces and its answers
+    /// have not told which one it holds (reported once per run, with status warning).
+    pub cut_for_want_of_a_reading: bool,
 }
 
 /// A step refused because its force, motion, energy or prediction is not finite: the inputs,

@@ -43,6 +43,12 @@ impl ElastoGap {
                 Number(current_time)
             ));
         }
+        if report.cut_for_want_of_a_reading {
+            warn(&format!(
+                "t = {}: the master reads both f_mean and f_next, and its answers have not told which one it holds: the port's bound cut this step's force to what the smaller of the two forces' accounts allows, which the force it holds may not need. Set heldForce = FMean (2) for a master that steps this FMU first and holds f_mean, FNext (3) for one that steps every unit at once and holds f_next, or None (4) for one that prescribes the motion (an input file)",
+                Number(current_time)
+            ));
+        }
         if report.prescribed_motion_found {
             warn(&format!(
                 "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's steps before it held probes instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",
