@@ -31,11 +31,11 @@
 //!
 //! Prints a report (per master: runs, failures, failed calls, non-finite runs, runs in which the
 //! FMU logged a warning, the worst ratios; failures per kind and per `m_eff`; the 15 worst runs,
-//! all failed runs with `SAFETY_LIST=1`). The masters read the force they hold. Three tests judge
-//! it: in the default suite, that every run stays bounded (no failed call, nothing non-finite, no
-//! energy above [`PEAK_BOUND`] times the exact run's largest); on request, the same for masters
-//! that read every output, and the criterion above, which fails on any failed run unless
-//! `SAFETY_REPORT_ONLY=1`:
+//! all failed runs with `SAFETY_LIST=1`). Three tests judge it: in the default suite, that every
+//! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
+//! exact run's largest), under masters that read the force they hold and under masters that read
+//! every output (FMPy's `simulate_fmu`, cofmupy); on request, the criterion above for the
+//! first, which fails on any failed run unless `SAFETY_REPORT_ONLY=1`:
 //! `cargo test --release --test safety_sweep -- --ignored --nocapture`. One system or
 //! master on request: `SAFETY_ONLY=<index>` (which also prints the run step by step),
 //! `SAFETY_MASTER=<part of the master's label, any case>`; `SAFETY_SYSTEMS=<n>` draws n systems.
@@ -586,7 +586,6 @@ fn every_random_system_stays_bounded_under_every_master() {
 /// The same for a master that reads every output after every step (FMPy's `simulate_fmu`,
 /// cofmupy), `heldForce` left at Auto.
 #[test]
-#[ignore = "not met yet (m_eff 0 under gravity): cargo test --release --test safety_sweep reading_every -- --ignored --nocapture"]
 fn every_random_system_stays_bounded_reading_every_output() {
     assert_bounded(&sweep(Reads::Every));
 }

@@ -328,9 +328,11 @@ impl Coupling {
         }
     }
 
-    /// The force a probed step held and its doubt (N). Two probes of the same sign (f_mean and
-    /// the f_next made a step earlier, both sized along the motion) are the same answer to within
-    /// their difference; two of opposite signs tell nothing (None).
+    /// The force a probed step held and its doubt (N). Of two probes of the same sign (f_mean
+    /// and the f_next made a step earlier, both sized along the motion, the master not yet told
+    /// apart), the answer is read through the smaller, within their difference: the lighter mass
+    /// it tells asks the smaller forces, where a mass heavier than the body's throws it off the
+    /// stop. Two of opposite signs tell nothing (None).
     fn probed_force(&self, applied: Option<f64>, unforced: bool) -> Option<(f64, f64)> {
         match applied {
             Some(force) => Some((force, 0.0)),
@@ -338,10 +340,14 @@ impl Coupling {
             None if self.last_force == 0.0 || self.last_next == 0.0 => {
                 Some((self.last_force + self.last_next, 0.0))
             }
-            None if self.last_force * self.last_next > 0.0 => Some((
-                0.5 * (self.last_force + self.last_next),
-                0.5 * (self.last_force - self.last_next).abs(),
-            )),
+            None if self.last_force * self.last_next > 0.0 => {
+                let lighter = if self.last_force.abs() <= self.last_next.abs() {
+                    self.last_force
+                } else {
+                    self.last_next
+                };
+                Some((lighter, (self.last_force - self.last_next).abs()))
+            }
             None => None,
         }
     }
