@@ -18,9 +18,9 @@ use std::f64::consts::PI;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use support::early_return_master::fmi3_gap;
+use support::early_return_master::{fmi3_gap, run as run_early};
 use support::exact::{rk4_step, Body, Exact, Partner};
-use support::fmi3::{CsOptions, Fmu3, Instance3};
+use support::fmi3::{CsOptions, Fmu3};
 use support::masters::{cosimulate_plant_run, Gap, Master, Plant, Reads, Run, State};
 use support::random::Random;
 use support::{Fmu, Status};
@@ -369,87 +369,36 @@ fn fmi2_run(fmu: &Arc<Fmu>, case: &Case, x0: f64, master: Master) -> Result<Vec<
         .collect())
 }
 
-/// One `fmi3DoStep` from `t` by `length`, with event mode's iteration where the step returned
-/// early: where it ended, or what the FMU logged where a call did not return fmi3OK (the run
-/// goes on no further, and its cell says so instead of ending the test).
-fn step3(instance: &mut Instance3, t: f64, length: f64) -> Result<f64, String> {
-    let failed = |instance: &Instance3, call: &str| {
-        let log = instance.log_text();
-        format!("{call} at t = {t} failed: {log}")
-    };
-    let outcome = instance.do_step(t, length);
-    if outcome.status != Status::Ok {
-        return Err(failed(instance, "fmi3DoStep"));
-    }
-    if !outcome.early_return {
-        return Ok(t + length);
-    }
-    if outcome.event_handling_needed {
-        if instance.enter_event_mode() != Status::Ok {
-            return Err(failed(instance, "fmi3EnterEventMode"));
-        }
-        loop {
-            match instance.update_discrete_states() {
-                (Status::Ok, true) => continue,
-                (Status::Ok, false) => break,
-                _ => return Err(failed(instance, "fmi3UpdateDiscreteStates")),
-            }
-        }
-        if instance.enter_step_mode() != Status::Ok {
-            return Err(failed(instance, "fmi3EnterStepMode"));
-        }
-    }
-    Ok(outcome.last_successful_time)
-}
-
 /// The FMI 3.0 FMU under Gauss–Seidel (gap first, `f_mean` held over the step actually taken)
-/// with early return and event mode: on an early return the plant is stepped to where the gap
-/// stopped and the next step starts there, ending on the grid again; the states at the grid's
-/// points.
+/// with early return and event mode (`support::early_return_master`): on an early return the
+/// plant is stepped to where the gap stopped and the next step starts there, ending on the grid
+/// again; the states at the grid's points, or where a call failed, what the FMU logged (the cell
+/// says so instead of ending the test).
 fn fmi3_run(fmu: &Arc<Fmu3>, case: &Case, x0: f64) -> Result<Vec<State>, String> {
     let derivative = derivative(case, x0);
-    let (h, steps, substeps) = (case.h(), case.steps(), case.substeps());
-    let advance = |t: f64, y: State, held: f64, length: f64| -> State {
-        let pieces = ((substeps as f64 * length / h).ceil() as usize).max(1);
-        let dt = length / pieces as f64;
-        (0..pieces).fold(y, |y, i| {
-            rk4_step(|t, y| derivative(t, y, held), t + i as f64 * dt, y, dt)
-        })
+    let plant = Plant {
+        initial: case.initial(x0),
+        derivative: &derivative,
     };
     let options = CsOptions {
         early_return_allowed: true,
         event_mode_used: true,
         intermediate_update: false,
     };
-    let mut y = case.initial(x0);
-    let mut gap = fmi3_gap(fmu, case.gap(), y[0], y[1], options).instance;
-    let mut states = vec![y];
-    let (mut t, mut calls) = (0.0, 0);
-    while states.len() <= steps {
-        let grid = states.len() as f64 * h;
-        let set = [("flange_b.s", y[0]), ("flange_b.v", y[1])];
-        if set
-            .iter()
-            .any(|&(name, value)| gap.set_f64(name, value) != Status::Ok)
-        {
-            return Err(format!("fmi3SetFloat64 at t = {t}: {}", gap.log_text()));
-        }
-        let end = step3(&mut gap, t, grid - t)?;
-        let held = gap.get_f64("f_mean");
-        calls += 1;
-        assert!(
-            end > t && calls <= 100 * steps,
-            "a step from {t} ended at {end}"
-        );
-        let reached = grid - end <= 1e-9 * h;
-        let end = if reached { grid } else { end };
-        y = advance(t, y, held, end - t);
-        t = end;
-        if reached {
-            states.push(y);
-        }
-    }
-    Ok(states)
+    let mut gap = fmi3_gap(fmu, case.gap(), plant.initial[0], plant.initial[1], options);
+    let stop = case.steps() as f64 * case.h();
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_early(
+            &mut gap,
+            &plant,
+            Master::GaussSeidel,
+            case.h(),
+            stop,
+            case.substeps(),
+        )
+    }));
+    ran.map(|end| end.on_grid)
+        .map_err(|_| gap.instance.log_text())
 }
 
 /// The draws: per step and system, the touch-down's fraction of the first step. A body on a

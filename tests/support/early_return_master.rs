@@ -85,12 +85,14 @@ impl GapUnit for Fmi3Gap {
     }
 }
 
-/// The end of a run: the plant's state, the gap's `E_loss`, and the communication points taken.
-#[derive(Clone, Copy, Debug)]
+/// The end of a run: the plant's state, the gap's `E_loss`, the communication points taken, and
+/// the plant's states at the grid's points (`k*h` from 0).
+#[derive(Clone, Debug)]
 pub struct RunEnd {
     pub state: State,
     pub e_loss: f64,
     pub steps: usize,
+    pub on_grid: Vec<State>,
 }
 
 /// Runs the plant and the gap to `stop` on the grid `k*h`, `substeps` RK4 steps per grid step.
@@ -115,6 +117,7 @@ pub fn run(
         })
     };
     let (mut t, mut y, mut steps) = (0.0, plant.initial, 0);
+    let mut on_grid = vec![y];
     let grid = |t: f64| ((t / h + 1e-9).floor() + 1.0) * h;
     while t < stop - 1e-12 * stop {
         let length = grid(t).min(stop) - t;
@@ -134,6 +137,9 @@ pub fn run(
             other => panic!("{other:?}: this master runs Gauss-Seidel and Jacobi only"),
         };
         assert!(end > t, "a step from {t} ended at {end}");
+        if end == t + length {
+            on_grid.push(next);
+        }
         t = end;
         y = next;
         steps += 1;
@@ -142,6 +148,7 @@ pub fn run(
         state: y,
         e_loss: gap.output("E_loss"),
         steps,
+        on_grid,
     }
 }
 
