@@ -30,7 +30,8 @@
 //!
 //! Nothing here estimates anything: the velocity and the port's account are the master's own
 //! numbers, the mass is the least one every answer so far allows (`m_eff` until contradicted),
-//! the acceleration and its rate of change the ones measured over steps without a held force.
+//! the acceleration the one measured over a step without a held force, its doubt the largest
+//! miss measured over steps with one.
 
 /// What the bound needs of the step ahead: the master's relative velocity and external
 /// acceleration at its start, the energy the port holds by then (what it received less what
@@ -84,7 +85,7 @@ impl PortState {
     }
 
     /// How far the bodies' displacement over a step of `h` may lie from the one the measured
-    /// acceleration predicts (m): 0 unless the acceleration was seen to change.
+    /// acceleration predicts (m): 0 where no step has missed its prediction.
     fn displacement_doubt(self, h: f64) -> f64 {
         let speed = self
             .v
@@ -102,6 +103,16 @@ impl PortState {
     /// `force` brought into the admissible interval of a step of `h`.
     pub fn bound(self, force: f64, h: f64) -> f64 {
         let (low, high) = self.admissible(h);
+        force.clamp(low, high)
+    }
+
+    /// `force` bounded over this step (`held` None: `f_mean`) or over the step after one that
+    /// holds `held` (`f_next`, [`Self::admissible_after`]).
+    pub fn bound_held(self, force: f64, h: f64, held: Option<f64>) -> f64 {
+        let (low, high) = match held {
+            None => self.admissible(h),
+            Some(held) => self.admissible_after(held, h),
+        };
         force.clamp(low, high)
     }
 

@@ -80,7 +80,9 @@
 //!   (`hold_probe`, [`ProbeSizing`]);
 //! - `f_next` (`prediction.rs`): [`Prediction`], made at the first read (`make_f_next`);
 //! - the port's bound on every held force (`port.rs`, `bound.rs`): [`Coupling::port`],
-//!   `bound_mean`, `bound_next`; once the contact has settled (`is_settled`, here), `settle_port`;
+//!   `bound_noting_the_reading` (which also notes a cut made only for want of knowing which
+//!   force the master holds), `bound_next`; once the contact has settled (`is_settled`, here),
+//!   `settle_port`;
 //! - the tangential plane (`tangential.rs`), and the mass and external acceleration fitted to the
 //!   last answers together (`mass_fit.rs`).
 

@@ -21,25 +21,34 @@ impl Coupling {
     /// A master that reads both forces may hold either: unless the user told which
     /// (`heldForce`), the smaller of the two accounts counts ([`Self::holds_either`]).
     pub fn port(&self, least_mass: f64) -> PortState {
+        self.port_through(self.counted_e_port(), least_mass)
+    }
+
+    /// The port as it would be had the held forces done the work `e_port` (J).
+    fn port_through(&self, e_port: f64, least_mass: f64) -> PortState {
         PortState {
             v: self.last.v,
             a: self.a_free,
-            received: self.received() - self.spent,
+            received: e_port + self.initial_energy - self.spent,
             least_mass,
             a_doubt: self.a_doubt,
             passive_speed: self.passive_speed,
         }
     }
 
-    /// What the port has received since the start (J), through the smaller account where the
-    /// master may hold either force.
-    fn received(&self) -> f64 {
-        let e_port = if self.holds_either() {
+    /// The held forces' work that counts: the smaller account where the master may hold either
+    /// force.
+    fn counted_e_port(&self) -> f64 {
+        if self.holds_either() {
             self.e_port.min(self.e_port_if_next)
         } else {
             self.e_port
-        };
-        e_port + self.initial_energy
+        }
+    }
+
+    /// What the port has received since the start (J), through the counted account.
+    fn received(&self) -> f64 {
+        self.counted_e_port() + self.initial_energy
     }
 
     /// The contact has settled ([`Self::is_settled`]): it stores nothing, so what the port
@@ -123,62 +132,37 @@ impl Coupling {
         }
     }
 
-    /// Notes whether the bound cut `force` only for want of knowing which force the master
-    /// holds: it reads both, its answers have not told, and under the account of a master that
-    /// holds that force (`E_port` for `f_mean`, the `f_next` one for `f_next`) it would have been
-    /// cut less or not at all (over a step of `h`; `held` the force held over the step before,
-    /// for `f_next`, None for `f_mean`). Such a cut waits in `cut_unread` to be reported by the
-    /// next step, once per run, naming `heldForce`.
-    pub fn note_a_cut_for_want_of_a_reading(
+    /// `force` within the port's bound over a step of `h` (`held`: the force held over the step
+    /// before, for `f_next`; None for `f_mean`), noting in `cut_unread` a cut made only for want
+    /// of knowing which force the master holds: it reads both, its answers have not told, and
+    /// under the account of a master that holds that force (`E_port` for `f_mean`, the `f_next`
+    /// one for `f_next`) the force would have been cut less or not at all. The next step reports
+    /// the first such cut of a run, naming `heldForce`.
+    pub fn bound_noting_the_reading(
         &mut self,
         force: f64,
-        bounded: f64,
         h: f64,
         least_mass: f64,
         held: Option<f64>,
-    ) {
-        if self.cut_for_want_of_a_reading(force, bounded, h, least_mass, held) {
-            self.cut_unread = true;
+    ) -> f64 {
+        let bounded = self.port(least_mass).bound_held(force, h, held);
+        let unread = !self.told_which_force_to_name && self.holds_either() && force != bounded;
+        if unread {
+            // Each force under the account of the master that holds it.
+            let e_port = match held {
+                None => self.e_port,
+                Some(_) => self.e_port_if_next,
+            };
+            let own = self.port_through(e_port, least_mass);
+            self.cut_unread |= own.bound_held(force, h, held) != bounded;
         }
-    }
-
-    fn cut_for_want_of_a_reading(
-        &self,
-        force: f64,
-        bounded: f64,
-        h: f64,
-        least_mass: f64,
-        held: Option<f64>,
-    ) -> bool {
-        if self.told_which_force_to_name || !self.holds_either() || force == bounded {
-            return false;
-        }
-        // Each force under the account of the master that holds it.
-        let e_port = match held {
-            None => self.e_port,
-            Some(_) => self.e_port_if_next,
-        };
-        let port = PortState {
-            received: e_port + self.initial_energy - self.spent,
-            ..self.port(least_mass)
-        };
-        let (low, high) = match held {
-            None => port.admissible(h),
-            Some(held) => port.admissible_after(held, h),
-        };
-        force.clamp(low, high) != bounded
-    }
-
-    /// `f_mean` as a master may hold it over the step just taken.
-    pub fn bound_mean(&self, force: f64, h: f64, least_mass: f64) -> f64 {
-        self.port(least_mass).bound(force, h)
+        bounded
     }
 
     /// `f_next` as a master may hold it over the step after the one just taken, over which it
     /// holds `held`.
     pub fn bound_next(&self, force: f64, h: f64, least_mass: f64, held: f64) -> f64 {
-        let (low, high) = self.port(least_mass).admissible_after(held, h);
-        force.clamp(low, high)
+        self.port(least_mass).bound_held(force, h, Some(held))
     }
 }
 

@@ -114,14 +114,8 @@ impl Coupling {
         }
         let prediction = self.f_next;
         let (planned, continuation, probes) = prediction.planned_probing(law, limits);
-        let force = self.bound_next(planned, prediction.step(), least_mass, held);
-        self.note_a_cut_for_want_of_a_reading(
-            planned,
-            force,
-            prediction.step(),
-            least_mass,
-            Some(held),
-        );
+        let force =
+            self.bound_noting_the_reading(planned, prediction.step(), least_mass, Some(held));
         self.f_next = Prediction::Known(force);
         // A plan the bound cut does not go on: the step after it plans anew from the master.
         self.f_next_continuation = if planned == force {

@@ -363,9 +363,9 @@ impl ElastoGap {
         let planned = step_end
             .planned_f_mean
             .unwrap_or(report.integral.impulse / h);
-        let f_mean = self.coupling.bound_mean(planned, h, least_mass);
-        self.coupling
-            .note_a_cut_for_want_of_a_reading(planned, f_mean, h, least_mass, None);
+        let f_mean = self
+            .coupling
+            .bound_noting_the_reading(planned, h, least_mass, None);
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.
@@ -380,17 +380,12 @@ impl ElastoGap {
                 Some(kinematic_next) => {
                     let (force, probes) = kinematic_next.force(law, limits);
                     let h_next = self.next_step.unwrap_or(h);
-                    let bounded = self
-                        .coupling
-                        .bound_next(force, h_next, least_mass, held_now);
-                    self.coupling.note_a_cut_for_want_of_a_reading(
+                    let force = self.coupling.bound_noting_the_reading(
                         force,
-                        bounded,
                         h_next,
                         least_mass,
                         Some(held_now),
                     );
-                    let force = bounded;
                     self.coupling
                         .note_probe_in_next(kinematic_next, probes, force);
                     force
