@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use support::early_return_master::{fmi3_gap, run as run_early};
-use support::exact::{rk4_step, Body, Exact, Partner};
+use support::exact::{plant_rates, rk4_step, Body, Exact, Partner};
 use support::fmi3::{CsOptions, Fmu3};
 use support::masters::{cosimulate_plant_run, Gap, Master, Plant, Reads, Run, State};
 use support::random::Random;
@@ -333,12 +333,7 @@ fn measure(case: &Case, x0: f64, exact: &Reference, run: &Result<Vec<State>, Str
 /// The plant the masters integrate: the contacting body feels `-held` from the gap.
 fn derivative(case: &Case, x0: f64) -> impl Fn(f64, State, f64) -> State + '_ {
     let partner = case.partner();
-    move |t, y, held| {
-        let on_partner = partner.map_or(0.0, |p| p.force_on_partner(y[0], y[2]));
-        let partner_accel = partner.map_or(0.0, |p| on_partner / p.mass);
-        let force = case.external(t, y[0], x0) - on_partner - held;
-        [y[1], force / MASS, y[3], partner_accel]
-    }
+    move |t, y, held| plant_rates(MASS, partner, y, case.external(t, y[0], x0) - held)
 }
 
 /// The FMI 2.0 FMU under `master`: the states at the communication points.

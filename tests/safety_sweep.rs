@@ -45,7 +45,7 @@ mod support;
 use std::f64::consts::PI;
 use std::sync::Arc;
 
-use support::exact::{Body, Exact, Partner};
+use support::exact::{plant_rates, Body, Exact, Partner};
 use support::masters::{cosimulate_plant_run, Gap, Master, Plant, Reads, Run, Sample, State};
 use support::random::Random;
 use support::{Fmu, Status};
@@ -320,10 +320,7 @@ impl System {
         reads: Reads,
     ) -> (Result<Vec<Sample>, String>, bool) {
         let derivative = |t: f64, y: State, held: f64| -> State {
-            let on_partner = self.partner.map_or(0.0, |p| p.force_on_partner(y[0], y[2]));
-            let partner_accel = self.partner.map_or(0.0, |p| on_partner / p.mass);
-            let force = self.external(t, y[0]) - on_partner - held;
-            [y[1], force / self.mass, y[3], partner_accel]
+            plant_rates(self.mass, self.partner, y, self.external(t, y[0]) - held)
         };
         let plant = Plant {
             initial: self.initial(),

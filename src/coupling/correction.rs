@@ -52,13 +52,14 @@ pub enum Pace {
     ThreeStep,
     /// Two steps: where the correction waited for the master's answer, or after the replay of a
     /// contact the master could not be told about (the bodies stepped first) with the mass it
-    /// was integrated with; position and velocity are both the contact's.
+    /// was integrated with, or of one probed without a given mass by a master that holds
+    /// `f_next` (`ElastoGap::replay_the_contact`); position and velocity are both the contact's.
     DeadBeat,
-    /// After the replay of a contact with a newly adopted mass: the velocity the bodies should
-    /// have is restored in one step (it is what their energy is made of); the position the wrong
-    /// mass left them at is the master's, not corrected (the master is the truth): once both
-    /// the master and the model are clear of the contact the model takes the master's position
-    /// (`Coupling::forgive_position`).
+    /// After the replay of a contact with a newly adopted mass otherwise: the velocity the
+    /// bodies should have is restored in one step (it is what their energy is made of); the
+    /// position the wrong mass left them at is the master's, not corrected (the master is the
+    /// truth): once both the master and the model are clear of the contact the model takes the
+    /// master's position (`Coupling::forgive_position`).
     VelocityFirst,
 }
 

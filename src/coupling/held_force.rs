@@ -135,7 +135,10 @@ impl Coupling {
         // reading, not a settled one. Gravity's change over a Jacobi master's first step (0.065 m/s
         // down), read as the answer to a f_mean it never held (0.23 m/s up through half the mass),
         // once settled that the master holds f_mean; a ball then flew off at 13 m/s from 1.
-        let measured = self.a_ext_count > 0 || unforced;
+        // Without a mass, a probe's answer within rounding is no sign that the master held
+        // nothing: the probe may be too small for the bodies to answer at all.
+        let silent_probe = unforced && mass.is_none() && self.probe_pending;
+        let measured = !silent_probe && (self.a_ext_count > 0 || unforced);
         // Overturned only out of what the extrapolation has been missing by as well: a body a
         // spring pushes in and out of a resting contact is extrapolated through masses its answers
         // blur, and a passivity force of 0.5 N once turned a Jacobi master's reading to f_mean.

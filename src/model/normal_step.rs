@@ -11,7 +11,7 @@ use crate::coupling::{
     Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
-use crate::laws::ContactLaw;
+use crate::laws::{contact_duration, distance_outside, ContactLaw};
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
 use crate::step::{Motion, SubstepLimits};
@@ -231,17 +231,27 @@ impl ElastoGap {
         let duration = setting.time - episode.start.time;
         if episode.contact_steps <= MAX_STEPS_OF_AN_UNRESOLVED_CONTACT && duration > 0.0 {
             let replayed = replay(law, &episode, dynamics, duration);
-            // A replay with the mass it was integrated with (a contact in a step the master
-            // held no force over) owes the contact's motion; one with a newly adopted mass owes
-            // what a wrong mass gave, of which the velocity counts first.
-            let adopted = coupling.mass_estimate > 0.0;
+            // The replay owes the contact's motion, position and velocity, dead-beat, where the
+            // contact so far held no force the master's bodies answered through a wrong mass: a
+            // step the master held no force over, or, without a given mass, the probes of a
+            // master that holds f_next inside a contact of two steps or more. Such a master held
+            // the probe a step late and nothing over the step before its answer: the position two
+            // steps of the contact's force owe is restored while the replayed contact lasts. A
+            // given m_eff the answers contradicted sent the bodies where that mass took them, and
+            // a contact over within two steps, or one the replay has left, is over with the
+            // master deeper than any force put it: the velocity counts first
+            // (`Pace::VelocityFirst`).
+            let resolved = contact_duration(law, dynamics.mass, episode.start.v.abs())
+                .is_some_and(|lasts| 2.0 * setting.h <= lasts);
+            let probed_inside = without_a_given_mass
+                && coupling.master_holds_next == Some(true)
+                && resolved
+                && distance_outside(law.contact_ends(), replayed.end.s) < 0.0;
+            let velocity_first = coupling.mass_estimate > 0.0 && !probed_inside;
             coupling.owed_s = replayed.end.s - master.s;
             coupling.owed_v = replayed.end.v - master.v;
-            // A given m_eff that the answer contradicted: the velocity is wrong by the whole
-            // contact's error, corrected dead-beat. Without a mass the first contact's
-            // correction takes the usual three steps.
             coupling.correction = Correction {
-                pace: if adopted {
+                pace: if velocity_first {
                     Pace::VelocityFirst
                 } else {
                     Pace::DeadBeat

@@ -84,6 +84,14 @@ impl Partner {
     }
 }
 
+/// A master's plant `dy/dt` at `y = [x, v, partner_x, partner_v]`: the contacting body of `mass`
+/// feels `force` (the gap's and every other force on it) and the spring to its partner, if any.
+pub fn plant_rates(mass: f64, partner: Option<Partner>, y: [f64; 4], force: f64) -> [f64; 4] {
+    let on_partner = partner.map_or(0.0, |p| p.force_on_partner(y[0], y[2]));
+    let partner_accel = partner.map_or(0.0, |p| on_partner / p.mass);
+    [y[1], (force - on_partner) / mass, y[3], partner_accel]
+}
+
 impl<'a> Exact<'a> {
     pub fn new(body: Body<'a>, x: f64, v: f64, dt_free: f64, dt_contact: f64) -> Exact<'a> {
         let in_contact = x < body.s_rel0;
