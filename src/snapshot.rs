@@ -70,7 +70,9 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// acceleration by which the master's displacement missed the port bound's prediction, a cut for
 /// want of a reading waiting to be reported, and whether the user was told to name the force
 /// the master holds.
-const FORMAT_VERSION: u32 = 20;
+/// 21: the mean positions of the last two external acceleration means, and how far the newest
+/// lay from the acceleration linear in the position through the two before it.
+const FORMAT_VERSION: u32 = 21;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

@@ -2,9 +2,24 @@
 //! (gravity, springs, drives, bodies behind them). It is measured as a step's mean wherever the
 //! force held over the step is known as an acceleration (through a mass, or no force at all); the
 //! last two means are kept and extrapolated over the coming step ([`Extrapolation`]). Every answer
-//! of the master is read against it, as it was before the contact.
+//! of the master is read against it, as it was before the contact. An answer without a mass may
+//! instead be read against the acceleration linear in the position through the same two means
+//! (a spring to ground), where that predicted the newest mean far better
+//! ([`Coupling::a_ext_by_position`]).
 
-use super::Coupling;
+use super::{Coupling, Observed};
+
+/// The largest change of the external acceleration with the position, over the step squared
+/// (`(omega*h)^2` for a spring), through which an answer is read: a spring the steps resolve,
+/// some twenty steps to its period. Over a period of a few steps neither the position nor the
+/// time follows the mean acceleration from one step to the next.
+const RESOLVED_SPRING: f64 = 0.1;
+
+/// How many times closer than the time extrapolation the acceleration linear in the position
+/// must have predicted the newest mean: a spring to ground is linear in the position to
+/// rounding, a body that other contacts or moving walls push is not, and its answers read
+/// through a line in the position tell wrong masses.
+const POSITION_CLARITY: f64 = 1e3;
 
 /// How the external acceleration over a step is extrapolated from the past ones; the values of the
 /// parameter `accelerationEstimate`.
@@ -58,6 +73,49 @@ impl Coupling {
         }
     }
 
+    /// The mean position over the step from the last step start to `now`, on the parabola of
+    /// the two velocities (forces held constant).
+    fn mean_position(&self, now: Observed) -> f64 {
+        let h = now.time - self.last.time;
+        0.5 * (self.last.s + now.s) - (now.v - self.last.v) * h / 12.0
+    }
+
+    /// The mean external acceleration over a step of mean position `position`, linear in the
+    /// position through the last two means.
+    fn a_ext_at(&self, position: f64) -> f64 {
+        let [m1, m2] = self.a_ext_means;
+        let [p1, p2] = self.a_ext_positions;
+        let a = m1 + (m1 - m2) / (p1 - p2) * (position - p1);
+        if a.is_finite() {
+            a
+        } else {
+            m1
+        }
+    }
+
+    /// The external acceleration over the step from the last step start to `now` of `h`, linear
+    /// in the position, and what it can miss (a velocity change over that step, grown as the time
+    /// extrapolation's is `ahead` steps from the last mean): where it predicted the newest mean
+    /// [`POSITION_CLARITY`] times closer than the time extrapolation and the steps resolve it
+    /// ([`RESOLVED_SPRING`]); else None.
+    pub(super) fn a_ext_by_position(
+        &self,
+        now: Observed,
+        h: f64,
+        ahead: f64,
+    ) -> Option<(f64, f64)> {
+        let [m1, m2] = self.a_ext_means;
+        let [p1, p2] = self.a_ext_positions;
+        let stiffness = ((m1 - m2) / (p1 - p2)).abs();
+        let clearer = POSITION_CLARITY * self.a_ext_miss_position < self.a_ext_miss;
+        let resolved = stiffness * h * h <= RESOLVED_SPRING;
+        (self.a_ext_count == 2 && clearer && resolved).then(|| {
+            let a = self.a_ext_at(self.mean_position(now));
+            let doubt = self.a_ext_miss_position * h * 0.5 * ahead * (ahead + 1.0);
+            (a, doubt)
+        })
+    }
+
     /// How much the external acceleration changed between the last two steps it is known for.
     pub(super) fn a_ext_trend(&self) -> f64 {
         if self.a_ext_count == 2 {
@@ -96,8 +154,9 @@ impl Coupling {
         from_force: Option<f64>,
         applied: Option<f64>,
         dv: f64,
-        h1: f64,
+        now: Observed,
     ) -> bool {
+        let h1 = now.time - self.last.time;
         let mut learned_mean = false;
         if let Some(force_acceleration) = from_force {
             let mean = dv / h1 + force_acceleration;
@@ -114,6 +173,13 @@ impl Coupling {
                 } else {
                     0.0
                 };
+                let position = self.mean_position(now);
+                self.a_ext_miss_position = if self.a_ext_count == 2 {
+                    (mean - self.a_ext_at(position)).abs()
+                } else {
+                    0.0
+                };
+                self.a_ext_positions = [position, self.a_ext_positions[0]];
                 self.a_ext_means = [mean, self.a_ext_means[0]];
                 self.a_ext_times = [self.last.time + 0.5 * h1, self.a_ext_times[0]];
                 self.a_ext_count = (self.a_ext_count + 1).min(2);

@@ -298,6 +298,11 @@ pub struct Coupling {
     /// How far the newest mean external acceleration lay from the linear extrapolation of the
     /// two before it (m/s^2; 0 until three are known).
     pub a_ext_miss: f64,
+    /// The mean relative positions over the steps of the last two means (m, newest first).
+    pub a_ext_positions: [f64; 2],
+    /// How far the newest mean lay from the external acceleration linear in the position through
+    /// the two before it (m/s^2; 0 until three are known).
+    pub a_ext_miss_position: f64,
     /// A probe's answer read through a changing external acceleration, waiting for a larger
     /// probe to confirm it.
     pub rough_answer: RoughAnswer,

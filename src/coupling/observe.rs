@@ -37,7 +37,7 @@ impl Coupling {
         self.owe_what_another_force_did(mass, applied, h1);
         let from_force = force_acceleration(applied, mass);
         let before = self.known_before_step();
-        let learned_mean = self.learn_the_steps_external_acceleration(from_force, applied, dv, h1);
+        let learned_mean = self.learn_the_steps_external_acceleration(from_force, applied, dv, now);
         self.trust_the_mass_under_changing_forces(mass, now, h1);
         self.open_an_episode_at_a_contact(ends, h1, applied, from_force, learned_mean, before);
         self.count_the_step_in_the_episode(h1);

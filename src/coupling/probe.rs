@@ -510,7 +510,10 @@ impl Coupling {
     /// pushed by a spring or a drive): the velocity change `dv` over `h` less the extrapolation,
     /// and what that extrapolation can miss: its last miss between free steps, grown with the
     /// square of how many steps ahead of the last mean it reaches (no mean is known while no
-    /// mass is), or the step's own bend off a parabola where fewer steps are known.
+    /// mass is), or the step's own bend off a parabola where fewer steps are known. Where the
+    /// acceleration linear in the position predicted the last free mean far better (a spring to
+    /// ground, `Coupling::a_ext_by_position`), through that and its own miss: the bend is then the
+    /// spring's, which the position follows.
     pub(super) fn read_answer(&self, now: Observed, dv: f64, h: f64) -> (f64, f64) {
         let as_velocity = |from: Observed, to: Observed| {
             12.0 * bend_off_parabola(from, to) / (to.time - from.time)
@@ -518,6 +521,10 @@ impl Coupling {
         let bend_now = as_velocity(self.last, now);
         let seen_before = self.before_last.time < self.last.time;
         let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
+        let by_position = self.a_ext_by_position(now, h, ahead);
+        if let Some((a_ext, doubt)) = by_position.filter(|_| seen_before) {
+            return (dv - a_ext * h, doubt);
+        }
         let hidden = if seen_before && self.a_ext_count == 2 {
             let bend_before = as_velocity(self.before_last, self.last);
             (self.a_ext_miss * h * 0.5 * ahead * (ahead + 1.0)).max((bend_now - bend_before).abs())

@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 333;
+pub const FIELD_COUNT: usize = 336;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -480,4 +480,6 @@ layout! {
     nonnegative(model.coupling.a_doubt);
     flag(model.coupling.cut_unread);
     flag(model.coupling.told_which_force_to_name);
+    real(model.coupling.a_ext_positions);
+    nonnegative(model.coupling.a_ext_miss_position);
 }
