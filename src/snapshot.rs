@@ -112,6 +112,7 @@ pub fn read(bytes: &[u8]) -> Result<(ElastoGap, u64), String> {
     let values = slots(bytes);
     let model = restore(&values)
         .filter(coupling_is_consistent)
+        .filter(heat_flow_is_a_steps)
         .ok_or("the serialized state is corrupt (a value is out of range or not finite)")?;
     check_variables(&model)?;
     check_stiction(&model)?;
@@ -185,6 +186,14 @@ fn coupling_is_consistent(model: &ElastoGap) -> bool {
         .into_iter()
         .any(|impulse| impulse > 0.0 && !may_pull);
     !(unpublished_adopted || unpublished_candidate || pulling_rest)
+}
+
+/// The heat port's mean flow is what a step leaves: heat only leaves the gap, and none without
+/// the heat port. A step along a prescribed motion without the heat port leaves the restored
+/// value as it is (found by fuzz/deserialize_state: a positive one survived a step).
+fn heat_flow_is_a_steps(model: &ElastoGap) -> bool {
+    let q = model.q_flow_mean;
+    q <= 0.0 && (model.parameters.use_heat_port || q == 0.0)
 }
 
 /// The inputs and parameters each keep their variable's rule, and the parameters their rules

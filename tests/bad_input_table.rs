@@ -719,6 +719,13 @@ fn pulling_probe_rest(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// The heat port's mean flow (slot 32) into the gap, of an instance without the heat port.
+fn heat_flowing_in(mut bytes: Vec<u8>) -> Vec<u8> {
+    let at = elastogap::snapshot::HEADER_SIZE + 8 * 32;
+    bytes[at..at + 8].copy_from_slice(&1e-300f64.to_le_bytes());
+    bytes
+}
+
 fn negative_c(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes[C_SLOT..C_SLOT + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
     bytes
@@ -1490,6 +1497,11 @@ const CASES: &[(&str, Case)] = &[
     ("deserialize-pulling-probe-rest", |fmu| {
         call(fmu, instantiated, |i| {
             deserialize_damaged(i, pulling_probe_rest)
+        })
+    }),
+    ("deserialize-heat-flowing-in", |fmu| {
+        call(fmu, instantiated, |i| {
+            deserialize_damaged(i, heat_flowing_in)
         })
     }),
     ("deserialize-invalid-parameter", |fmu| {

@@ -121,6 +121,26 @@ fn a_stiction_deformation_outside_its_circle_is_refused() {
 }
 
 #[test]
+fn a_heat_flow_into_the_gap_or_without_the_heat_port_is_refused() {
+    let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
+    let mut bytes = [0u8; SERIALIZED_SIZE];
+    let verdict = |model: &ElastoGap, bytes: &mut [u8; SERIALIZED_SIZE]| {
+        write(model, bytes).expect("a finite state");
+        read(&bytes[..]).is_ok()
+    };
+    model.parameters.use_heat_port = true;
+    model.q_flow_mean = -2.0;
+    assert!(verdict(&model, &mut bytes));
+    model.q_flow_mean = 1e-300;
+    assert!(!verdict(&model, &mut bytes));
+    model.parameters.use_heat_port = false;
+    model.q_flow_mean = -2.0;
+    assert!(!verdict(&model, &mut bytes));
+    model.q_flow_mean = 0.0;
+    assert!(verdict(&model, &mut bytes));
+}
+
+#[test]
 fn the_tangential_answers_round_trip_and_their_counts_and_mass_are_checked() {
     let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
     let answers = &mut model.tangential_answers;
