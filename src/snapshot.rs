@@ -189,8 +189,7 @@ fn coupling_is_consistent(model: &ElastoGap) -> bool {
 }
 
 /// The heat port's mean flow is what a step leaves: heat only leaves the gap, and none without
-/// the heat port. A step along a prescribed motion without the heat port leaves the restored
-/// value as it is (found by fuzz/deserialize_state: a positive one survived a step).
+/// the heat port; it is an output from the restore on (found by fuzz/deserialize_state).
 fn heat_flow_is_a_steps(model: &ElastoGap) -> bool {
     let q = model.q_flow_mean;
     q <= 0.0 && (model.parameters.use_heat_port || q == 0.0)

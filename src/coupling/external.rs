@@ -80,12 +80,18 @@ impl Coupling {
         0.5 * (self.last.s + now.s) - (now.v - self.last.v) * h / 12.0
     }
 
+    /// How the external acceleration changes with the position through the last two means.
+    fn a_ext_slope_in_position(&self) -> f64 {
+        let [m1, m2] = self.a_ext_means;
+        let [p1, p2] = self.a_ext_positions;
+        (m1 - m2) / (p1 - p2)
+    }
+
     /// The mean external acceleration over a step of mean position `position`, linear in the
     /// position through the last two means.
     fn a_ext_at(&self, position: f64) -> f64 {
-        let [m1, m2] = self.a_ext_means;
-        let [p1, p2] = self.a_ext_positions;
-        let a = m1 + (m1 - m2) / (p1 - p2) * (position - p1);
+        let m1 = self.a_ext_means[0];
+        let a = m1 + self.a_ext_slope_in_position() * (position - self.a_ext_positions[0]);
         if a.is_finite() {
             a
         } else {
@@ -94,25 +100,17 @@ impl Coupling {
     }
 
     /// The external acceleration over the step from the last step start to `now` of `h`, linear
-    /// in the position, and what it can miss (a velocity change over that step, grown as the time
-    /// extrapolation's is `ahead` steps from the last mean): where it predicted the newest mean
+    /// in the position, and its last miss (m/s^2): where it predicted the newest mean
     /// [`POSITION_CLARITY`] times closer than the time extrapolation and the steps resolve it
     /// ([`RESOLVED_SPRING`]); else None.
-    pub(super) fn a_ext_by_position(
-        &self,
-        now: Observed,
-        h: f64,
-        ahead: f64,
-    ) -> Option<(f64, f64)> {
-        let [m1, m2] = self.a_ext_means;
-        let [p1, p2] = self.a_ext_positions;
-        let stiffness = ((m1 - m2) / (p1 - p2)).abs();
+    pub(super) fn a_ext_by_position(&self, now: Observed, h: f64) -> Option<(f64, f64)> {
         let clearer = POSITION_CLARITY * self.a_ext_miss_position < self.a_ext_miss;
-        let resolved = stiffness * h * h <= RESOLVED_SPRING;
+        let resolved = self.a_ext_slope_in_position().abs() * h * h <= RESOLVED_SPRING;
         (self.a_ext_count == 2 && clearer && resolved).then(|| {
-            let a = self.a_ext_at(self.mean_position(now));
-            let doubt = self.a_ext_miss_position * h * 0.5 * ahead * (ahead + 1.0);
-            (a, doubt)
+            (
+                self.a_ext_at(self.mean_position(now)),
+                self.a_ext_miss_position,
+            )
         })
     }
 

@@ -521,13 +521,15 @@ impl Coupling {
         let bend_now = as_velocity(self.last, now);
         let seen_before = self.before_last.time < self.last.time;
         let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
-        let by_position = self.a_ext_by_position(now, h, ahead);
-        if let Some((a_ext, doubt)) = by_position.filter(|_| seen_before) {
-            return (dv - a_ext * h, doubt);
+        // A miss of the mean acceleration, as a velocity change over this step that many steps on.
+        let grown = |miss: f64| miss * h * 0.5 * ahead * (ahead + 1.0);
+        let by_position = self.a_ext_by_position(now, h);
+        if let Some((a_ext, miss)) = by_position.filter(|_| seen_before) {
+            return (dv - a_ext * h, grown(miss));
         }
         let hidden = if seen_before && self.a_ext_count == 2 {
             let bend_before = as_velocity(self.before_last, self.last);
-            (self.a_ext_miss * h * 0.5 * ahead * (ahead + 1.0)).max((bend_now - bend_before).abs())
+            grown(self.a_ext_miss).max((bend_now - bend_before).abs())
         } else {
             bend_now.abs()
         };

@@ -86,9 +86,7 @@ impl ElastoGap {
         self.end_of_step = Some(end);
         let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
-        if self.parameters.use_heat_port {
-            self.q_flow_mean = self.heat_flow(reported / h);
-        }
+        self.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = Default::default();
         if let Some(v_rel) = report.integral.touchdown_v_rel {
