@@ -8,7 +8,10 @@ mod support;
 use std::f64::consts::PI;
 
 use support::exact::{Body, Exact};
-use support::masters::{cosimulate, Gap, Master, MasterBody, Sample};
+use support::masters::{
+    cosimulate, cosimulate_plant_logged, Gap, Master, MasterBody, Plant, Sample, State,
+};
+use support::random::Random;
 use support::Fmu;
 
 fn relative_error(value: f64, exact: f64) -> f64 {
@@ -570,3 +573,121 @@ fn a_wrong_mass_against_a_contact_away_from_zero_is_learned_under_every_master()
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Issue 45's driven stop at 1 ms over a seeded random range: a body of 0.2 to 5 kg on a spring
+/// to ground (free period 0.2 to 1 s), driven at 0.8 to 1.2 times its resonance into a stop
+/// (contacts of [`T_C_RANGE`], so the step is 0.1 to 1 contact duration; damping ratio 0.05 to
+/// 0.5), the gap given the right `m_eff`, under every ordering of the units: positions at every
+/// communication point within 2 % of the stroke against the exact motion, and fewer than 1 % of
+/// the runs warning that the answers give another mass. `DRIVEN_CASES=<n>` draws n systems.
+#[test]
+fn random_driven_stops_at_1_ms_follow_the_exact_motion() {
+    let fmu = Fmu::load_default();
+    let mut random = Random(0x45_d71e_5702);
+    let h = 1e-3;
+    let cases = std::env::var("DRIVEN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DRIVEN_CASES);
+    let (mut failures, mut worst_all) = (Vec::new(), (0.0_f64, String::new()));
+    let (mut unreached, mut warned, mut runs) = (0, 0, 0);
+    for case in 0..cases {
+        let mass = random.log_uniform(0.2, 5.0);
+        let t_c = random.log_uniform(T_C_RANGE.0, T_C_RANGE.1);
+        let c = mass * (PI / t_c).powi(2);
+        let zeta = random.log_uniform(0.05, 0.5);
+        let d = 2.0 * zeta * (c * mass).sqrt();
+        let period = random.log_uniform(0.2, 1.0);
+        let k_s = mass * (2.0 * PI / period).powi(2);
+        let tuning = 0.8 + 0.4 * random.unit();
+        let omega = tuning * 2.0 * PI / period;
+        let rest = 0.01;
+        // The steady response's amplitude 1.2 to 3 times the distance to the stop.
+        let amplitude =
+            k_s * rest * (1.2 + 1.8 * random.unit()) * (1.0 - tuning * tuning).abs().max(0.05);
+        let external =
+            move |t: f64, x: f64, _: f64| -k_s * (x - rest) + amplitude * (omega * t).sin();
+        let steps = (6.0 * period / h).round() as usize;
+        let times: Vec<f64> = (0..=steps).map(|k| k as f64 * h).collect();
+        let body = Body {
+            mass,
+            c,
+            d,
+            s_rel0: 0.0,
+            external: &external,
+        };
+        let mut exact = Exact::new(body, rest, 0.0, 1e-4, t_c / 2000.0);
+        let positions: Vec<f64> = exact.sample(&times).iter().map(|p| p.0).collect();
+        let contacts = exact.events.len();
+        if contacts == 0 {
+            // The drive did not bring the body to the stop within the run: nothing to judge.
+            unreached += 1;
+            continue;
+        }
+        let stroke = positions.iter().copied().fold(f64::MIN, f64::max)
+            - positions.iter().copied().fold(f64::MAX, f64::min);
+        let derivative =
+            |t: f64, y: State, held: f64| [y[1], (external(t, y[0], y[1]) - held) / mass, 0.0, 0.0];
+        let plant = Plant {
+            initial: [rest, 0.0, 0.0, 0.0],
+            derivative: &derivative,
+        };
+        let gap = Gap {
+            c,
+            d,
+            m_eff: mass,
+            s_rel0: 0.0,
+        };
+        for master in Master::EVERY_ORDERING {
+            runs += 1;
+            let (run, log) = cosimulate_plant_logged(&fmu, gap, &plant, master, h, steps, 20);
+            let run = run.unwrap_or_else(|message| panic!("#{case} {master:?}: {message}"));
+            if log.iter().any(|r| r.message.contains(DISAGREEMENT_WARNING)) {
+                warned += 1;
+            }
+            let worst = run
+                .iter()
+                .zip(&positions)
+                .map(|(s, x)| (s.x - x).abs())
+                .fold(0.0, f64::max)
+                / stroke;
+            let label = format!(
+                "#{case} m = {mass:.2} kg, T_c = {:.2} ms, zeta = {zeta:.2}, T_n = {period:.2} s, \
+                 drive {tuning:.2} w_n, {contacts} contacts, {}: {:.3} % of the stroke",
+                t_c * 1e3,
+                master.label(),
+                100.0 * worst
+            );
+            if worst > 0.02 || worst.is_nan() {
+                failures.push(label.clone());
+            }
+            if worst > worst_all.0 {
+                worst_all = (worst, label);
+            }
+        }
+    }
+    println!(
+        "\nRandom driven stops at 1 ms, {cases} systems ({unreached} never reach the stop), worst: {}",
+        worst_all.1
+    );
+    println!(
+        "{warned} of {runs} runs warned that the answers give another mass than the right one"
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+    // Issue 45 asks for none: a warning must be true.
+    assert!(
+        warned * 100 < runs,
+        "{warned} of {runs} runs with the right mass warned of another"
+    );
+    assert!(
+        unreached * 10 < cases,
+        "{unreached} of {cases} systems never reach the stop"
+    );
+}
+
+/// The contact durations of [`random_driven_stops_at_1_ms_follow_the_exact_motion`] (s).
+const T_C_RANGE: (f64, f64) = (1e-3, 1e-2);
+/// How many systems it draws.
+const DRIVEN_CASES: usize = 800;
+/// The start of the warning that the master's answers give another mass than the one in use.
+const DISAGREEMENT_WARNING: &str = "the master's answer to the contact gives an effective mass";

@@ -22,6 +22,10 @@ const UNKNOWN_ACCELERATION_RANGE: f64 = 2.2;
 /// off (the estimate takes the external acceleration as it was before), and a given `m_eff` stays.
 pub const STEADY_ADOPTION: f64 = 0.005;
 
+/// The share of a contact's mean force below which a step's force in it tells no mass where the
+/// external acceleration changes ([`Coupling::minor_in_the_episode`]).
+const MINOR_SHARE: f64 = 0.1;
+
 /// One step's answer: the force the master held over it, the external acceleration taken for
 /// it, how much that changed over the step before and how many steps ago it was measured, the
 /// velocity change it reported.
@@ -143,7 +147,11 @@ impl Coupling {
         let change_within = 12.0 * bend.abs() / h1;
         let variation = trend * age * h1 + change_within;
         let unclear = rounding + 10.0 * variation;
-        let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs();
+        // An external acceleration seen constant (a lone body, gravity) makes the answer exact:
+        // then even a small disagreement is the mass's, and even a small force's answer tells it.
+        let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
+        let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
+            && (steady || !self.minor_in_the_episode(force, h1, age));
         // An answer that does not stand out tells no mass: a driven body held 7e-16 N (a
         // correction's rounding residue) answered with its drive's change, and m_eff_estimate
         // read 0.0008 kg for 30 steps.
@@ -153,15 +161,27 @@ impl Coupling {
         let Some(m) = mass else {
             return;
         };
-        // An external acceleration seen constant (a lone body, gravity) makes the answer exact:
-        // then even a small disagreement is the mass's.
-        let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
         let adoption = if steady {
             STEADY_ADOPTION
         } else {
             DISAGREEMENT
         };
         self.weigh_against_mass_in_use(learned, m, estimate, a_before, stands_out, adoption);
+    }
+
+    /// Whether `force`, held over `h1` in an open episode `age` steps after its start, is less
+    /// than [`MINOR_SHARE`] of the contact's mean force so far. Such an answer, read against the
+    /// external acceleration from before the contact, is as much that acceleration's drift since
+    /// (a drive, a spring) as the force's, and the trend of the last two steps does not bound
+    /// the drift summed over the contact: the last step of a driven body's contact, holding a
+    /// small correction, would otherwise tell a mass a third off the right one.
+    fn minor_in_the_episode(&self, force: f64, h1: f64, age: f64) -> bool {
+        let episode = &self.episode;
+        let impulse = episode
+            .impulse_if_mean
+            .abs()
+            .max(episode.impulse_if_next.abs());
+        episode.open && (force * h1).abs() * age < MINOR_SHARE * impulse
     }
 
     /// The external acceleration an answer is read against: as measured, or where none was
@@ -417,5 +437,62 @@ mod tests {
         // (-F*h/(dv - a_before*h) = 500/(500 + 1)).
         let told = ask(-500.0);
         assert!((told - 500.0 / 501.0).abs() < 1e-9, "{told}");
+    }
+
+    #[test]
+    fn a_small_force_late_in_a_driven_contact_tells_no_mass() {
+        // A 4.3 kg body driven into the stop, 1 ms steps, eight steps into a contact that has
+        // held 1.5 N.s: a 7.8 N correction, answered while the drive's acceleration drifted by
+        // 0.47 m/s^2 since the contact began and by 0.007 m/s^2 over the last step. Read against
+        // the acceleration from before the contact, the answer says 5.8 kg: the drift, not the
+        // force, and the given mass stays. A force as large as the contact's, answered through
+        // the same drift, tells the mass up to it.
+        let (mass, h, drift, held_before) = (4.3, 1e-3, 0.47, 1.5);
+        let ask = |force: f64| {
+            let answer = Answer {
+                force,
+                a_before: 0.0,
+                trend: 0.007,
+                age: 8.0,
+                a_known: true,
+                dv: (drift - force / mass) * h,
+                h,
+            };
+            let mut coupling = Coupling {
+                episode: Episode {
+                    open: true,
+                    impulse_if_mean: held_before + force * h,
+                    impulse_if_next: held_before + force * h,
+                    ..Episode::default()
+                },
+                last: Observed {
+                    time: 0.0,
+                    s: 0.0,
+                    v: 0.2,
+                },
+                ..Coupling::default()
+            };
+            let now = Observed {
+                time: h,
+                s: (0.2 + 0.5 * answer.dv) * h,
+                v: 0.2 + answer.dv,
+            };
+            let mut learned = Learned::default();
+            coupling.learn_from_answer(&mut learned, answer, now, Some(mass));
+            (coupling, learned)
+        };
+        let (late, learned) = ask(7.8);
+        assert_eq!(late.last_estimate, 0.0);
+        assert_eq!(late.mass_estimate, 0.0);
+        assert!(learned.disagreement.is_none());
+        let (large, learned) = ask(780.0);
+        let told = -780.0 / (drift - 780.0 / mass);
+        assert!(
+            (large.last_estimate - told).abs() < 1e-9,
+            "{}",
+            large.last_estimate
+        );
+        assert!((told / mass - 1.0).abs() < 0.01);
+        assert!(learned.disagreement.is_none());
     }
 }

@@ -80,9 +80,14 @@ impl Coupling {
     /// A step without a contact impulse closes the episode: its impulse under the reading of the
     /// held force (or the single step's estimate, where none is told yet) against the velocity
     /// change it caused is the mass's estimate, kept as the candidate where the steps could not
-    /// resolve the contact.
+    /// resolve the contact. `mass`: the mass in use, if any.
     #[inline(always)]
-    pub(super) fn close_the_episode(&mut self, learned: &mut Learned, now: Observed) {
+    pub(super) fn close_the_episode(
+        &mut self,
+        learned: &mut Learned,
+        now: Observed,
+        mass: Option<f64>,
+    ) {
         if self.last_contact_impulse == 0.0 && self.episode.open {
             self.episode.open = false;
             self.disagreement_reported = false;
@@ -104,9 +109,15 @@ impl Coupling {
                 None => (self.episode.impulse_if_next == self.episode.impulse_if_mean)
                     .then_some(self.episode.impulse_if_mean),
             };
-            // Only a clear answer counts: the velocity change must stand out of the rounding.
+            // Only a clear answer counts: the velocity change must stand out of the rounding, and
+            // the impulse must ask the master something through the mass in use. A correction's
+            // rounding residue, held while a driven body leaves the stop, is answered by the
+            // drive's change: read as the contact's, it tells a mass of nearly nothing, and the
+            // next contact's forces would be bounded through it to nearly nothing.
             let clear = answered.abs() > 1e-6 * (now.v.abs() + self.episode.start.v.abs());
-            let estimate = impulse.map(|impulse| -impulse / answered);
+            let asked =
+                impulse.is_some_and(|impulse| self.asks(impulse / duration, duration, mass, now));
+            let estimate = impulse.filter(|_| asked).map(|impulse| -impulse / answered);
             if let Some(estimate) = estimate.filter(|e| clear && e.is_finite() && *e > 0.0) {
                 learned.new_estimate = Some(estimate);
                 self.last_estimate = estimate;
@@ -151,5 +162,59 @@ impl Coupling {
             }
             self.candidate = Candidate::default();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A coupling whose open episode held `impulse` (N.s) from a start at 1 m/s away from the
+    /// stop, closed by a free step that found the master's velocity changed by `dv` over 3 ms
+    /// with no external acceleration before the contact.
+    fn closed_after(impulse: f64, dv: f64, mass: Option<f64>) -> (Coupling, Learned) {
+        let start = Observed {
+            time: 0.0,
+            s: 0.0,
+            v: 1.0,
+        };
+        let mut coupling = Coupling {
+            master_holds_next: Some(false),
+            episode: Episode {
+                open: true,
+                start,
+                a_ext_known: true,
+                impulse_if_mean: impulse,
+                impulse_if_next: impulse,
+                ..Episode::default()
+            },
+            ..Coupling::default()
+        };
+        let now = Observed {
+            time: 3e-3,
+            s: 3e-3,
+            v: 1.0 + dv,
+        };
+        coupling.last = now;
+        let mut learned = Learned::default();
+        coupling.close_the_episode(&mut learned, now, mass);
+        (coupling, learned)
+    }
+
+    #[test]
+    fn an_impulse_the_mass_in_use_answers_tells_its_mass() {
+        // -0.2 N.s turning the body by +0.1 m/s: 2 kg.
+        let (coupling, learned) = closed_after(-0.2, 0.1, Some(2.0));
+        let told = learned.new_estimate.unwrap();
+        assert!((told - 2.0).abs() < 1e-12, "{told}");
+        assert_eq!(coupling.last_estimate, told);
+    }
+
+    #[test]
+    fn a_rounding_residue_answered_by_another_force_tells_no_mass() {
+        // A 1e-17 N.s residue cannot move a 2 kg body by 1e-4 m/s: a drive or a spring did.
+        let (coupling, learned) = closed_after(-1e-17, 1e-4, Some(2.0));
+        assert_eq!(learned.new_estimate, None);
+        assert_eq!(coupling.last_estimate, 0.0);
     }
 }

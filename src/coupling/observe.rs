@@ -49,7 +49,7 @@ impl Coupling {
             let answer = self.answer_to(force, before, now, dv, h1);
             self.learn_from_answer(&mut learned, answer, now, mass);
         }
-        self.close_the_episode(&mut learned, now);
+        self.close_the_episode(&mut learned, now, mass);
         self.adopt_the_candidate(learned_mean, mass);
         self.note_passive_speed(now);
         self.move_on_to(now);
