@@ -65,6 +65,8 @@ const BOUND_OFF: f64 = 10.0;
 const PEAK_BOUND: f64 = 1000.0;
 /// The absolute floor of the comparison, in units of the initial energy.
 const FLOOR: f64 = 1e-9;
+/// The start of the warning that the master's answers give another mass than the one in use.
+const DISAGREEMENT_WARNING: &str = "the master's answer to the contact gives an effective mass";
 /// The partner spring's length at rest.
 const REST: f64 = 1.0;
 /// RK4 steps per contact duration, and per period of the slowest free oscillation, of the exact run.
@@ -318,7 +320,7 @@ impl System {
         fmu: &Arc<Fmu>,
         master: Master,
         reads: Reads,
-    ) -> (Result<Vec<Sample>, String>, bool) {
+    ) -> (Result<Vec<Sample>, String>, bool, bool) {
         let derivative = |t: f64, y: State, held: f64| -> State {
             plant_rates(self.mass, self.partner, y, self.external(t, y[0]) - held)
         };
@@ -344,6 +346,9 @@ impl System {
         };
         let (run, logs) = cosimulate_plant_run(fmu, gap, &[], &plant, run);
         let warned = logs.iter().any(|r| r.status == Status::Warning);
+        let another_mass = logs
+            .iter()
+            .any(|r| r.message.contains(DISAGREEMENT_WARNING));
         // A failed call's message names the test's check; the FMU's own says why.
         let run = run.map_err(|panic| {
             let said = logs
@@ -351,7 +356,7 @@ impl System {
                 .find(|r| !matches!(r.status, Status::Ok | Status::Warning));
             said.map_or(panic, |r| r.message.clone())
         });
-        (run, warned)
+        (run, warned, another_mass)
     }
 
     fn describe(&self) -> String {
@@ -451,6 +456,8 @@ struct Row {
     error: Option<String>,
     non_finite: bool,
     warned: bool,
+    /// Whether the FMU warned that the answers give another mass than the one in use.
+    warned_of_another_mass: bool,
     /// The worst ratio over its bound (1 at the bound); infinite for an error or a non-finite value.
     score: f64,
 }
@@ -474,7 +481,7 @@ fn judge(
     exact: &Reference,
     trace: bool,
 ) -> Row {
-    let (run, warned) = system.cosimulate(fmu, master, reads);
+    let (run, warned, warned_of_another_mass) = system.cosimulate(fmu, master, reads);
     let mut row = Row {
         system: *system,
         master,
@@ -482,6 +489,7 @@ fn judge(
         error: None,
         non_finite: false,
         warned,
+        warned_of_another_mass,
         score: f64::INFINITY,
     };
     let samples = match run {
@@ -675,6 +683,11 @@ fn master_summary(rows: &[Row], masters: &[Master]) -> String {
             &format!("m_eff 0, 0.5x, 2x (<= {BOUND_OFF})"),
             worst_by(&off, |r| r.single),
         );
+        let right = of.iter().filter(|r| r.system.given == MassGiven::Right);
+        let (runs, warned) = right.fold((0, 0), |(n, w), r| {
+            (n + 1, w + usize::from(r.warned_of_another_mass))
+        });
+        out += &format!("  m_eff right, warned of another mass   {warned} of {runs} runs\n");
     }
     out
 }

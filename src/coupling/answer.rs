@@ -66,7 +66,8 @@ impl Coupling {
     /// The answer to the held force `force`: the external acceleration it is read against, the
     /// steps since that was measured (it has drifted by the trend that many times since: a
     /// correction step well after a contact's start is read against the acceleration before the
-    /// contact), and whether it was measured at all.
+    /// contact, and the trend is then at least the one before the contact), and whether it was
+    /// measured at all.
     #[inline(always)]
     pub(super) fn answer_to(
         &self,
@@ -76,20 +77,21 @@ impl Coupling {
         dv: f64,
         h1: f64,
     ) -> Answer {
-        let (a_before, age, a_known) = if self.episode.open {
+        let (a_before, age, a_known, trend) = if self.episode.open {
             let steps_since = ((now.time - self.episode.start.time) / h1).round();
             (
                 self.episode.a_ext,
                 steps_since.max(1.0),
                 self.episode.a_ext_known,
+                before.trend.max(self.episode.a_ext_trend),
             )
         } else {
-            (before.a_ext, 1.0, before.known)
+            (before.a_ext, 1.0, before.known, before.trend)
         };
         Answer {
             force,
             a_before,
-            trend: before.trend,
+            trend,
             age,
             a_known,
             dv,
@@ -494,5 +496,56 @@ mod tests {
         );
         assert!((told / mass - 1.0).abs() < 0.01);
         assert!(learned.disagreement.is_none());
+    }
+
+    #[test]
+    fn the_drift_before_a_contact_bounds_its_answers_when_its_own_steps_turn() {
+        // 1 kg pressed by a spring behind it that pushed 1 m/s^2 harder each 1 ms step before the
+        // contact. Five steps in, the spring's push has drifted by 4 m/s^2, but over the last two
+        // steps (the body turning) by 0.05. A 30 N step, as large as the contact's others, reads
+        // 0.88 kg against the push from before the contact. Bounded by the drift before the
+        // contact, the answer tells nothing and the given 1 kg stays; bounded by the last two
+        // steps' drift alone, the answer would replace the mass, with a warning.
+        let (mass, h, force, drift) = (1.0, 1e-3, -30.0, 4.0);
+        let answer_with = |trend_before: f64| {
+            let mut coupling = Coupling {
+                episode: Episode {
+                    open: true,
+                    a_ext_known: true,
+                    a_ext_trend: trend_before,
+                    impulse_if_mean: 5.0 * force * h,
+                    impulse_if_next: 5.0 * force * h,
+                    ..Episode::default()
+                },
+                last: Observed {
+                    time: 4.0 * h,
+                    s: 0.0,
+                    v: 0.1,
+                },
+                ..Coupling::default()
+            };
+            let dv = (drift - force / mass) * h;
+            let now = Observed {
+                time: 5.0 * h,
+                s: (0.1 + 0.5 * dv) * h,
+                v: 0.1 + dv,
+            };
+            let before = KnownBefore {
+                a_ext: 0.0,
+                known: true,
+                trend: 0.05,
+            };
+            let answer = coupling.answer_to(force, before, now, dv, h);
+            let mut learned = Learned::default();
+            coupling.learn_from_answer(&mut learned, answer, now, Some(mass));
+            (coupling, learned)
+        };
+        let (bounded, learned) = answer_with(1.0);
+        assert_eq!(bounded.last_estimate, 0.0);
+        assert_eq!(bounded.mass_estimate, 0.0);
+        assert!(learned.disagreement.is_none());
+        let (unbounded, learned) = answer_with(0.0);
+        assert!((unbounded.mass_estimate - 30.0 / 34.0).abs() < 1e-9);
+        assert!(learned.disagreement.is_some());
     }
 }

@@ -55,6 +55,7 @@ impl Coupling {
                     before.a_ext
                 },
                 a_ext_known: before.known || own_mean_is_external,
+                a_ext_trend: before.trend,
                 ..Episode::default()
             };
         }

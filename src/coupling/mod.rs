@@ -148,6 +148,12 @@ pub struct Episode {
     /// Whether `a_ext` was measured (a step before the contact, or one whose force was
     /// negligible): otherwise it is taken as 0, and one answer cannot tell the mass from it.
     pub a_ext_known: bool,
+    /// How much the external acceleration changed per step before the contact (m/s^2; 0 where
+    /// fewer than two steps had measured it). An answer inside the contact allows for at least
+    /// this drift per step since the contact's start: the trend of the contact's own last two
+    /// steps can fall to nothing (a spring behind a body that turns) while the drift it summed
+    /// stays.
+    pub a_ext_trend: f64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
