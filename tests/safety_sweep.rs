@@ -30,7 +30,8 @@
 //! late by construction, so it is reported, not judged.
 //!
 //! Prints a report (per master: runs, failures, failed calls, non-finite runs, runs in which the
-//! FMU logged a warning, the worst ratios; failures per kind and per `m_eff`; the 15 worst runs,
+//! FMU logged a warning, the worst ratios, the runs with the right mass in which it warned that
+//! the answers give another; failures per kind and per `m_eff`; the 15 worst runs,
 //! all failed runs with `SAFETY_LIST=1`). Three tests judge it: in the default suite, that every
 //! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
 //! exact run's largest), under masters that read the force they hold and under masters that read
