@@ -73,7 +73,8 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 21: the mean positions of the last two external acceleration means, and how far the newest
 /// lay from the acceleration linear in the position through the two before it.
 /// 22: how much the external acceleration changed per step before the contact episode.
-const FORMAT_VERSION: u32 = 22;
+/// 23: whether that change was measured.
+const FORMAT_VERSION: u32 = 23;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

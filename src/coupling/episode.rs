@@ -56,6 +56,7 @@ impl Coupling {
                 },
                 a_ext_known: before.known || own_mean_is_external,
                 a_ext_trend: before.trend,
+                a_ext_trend_known: before.trend_known,
                 ..Episode::default()
             };
         }

@@ -38,8 +38,10 @@ pub(super) struct KnownBefore {
     pub(super) a_ext: f64,
     /// Whether a mean was known.
     pub(super) known: bool,
-    /// How much it changed between the last two means.
+    /// How much it changed between the last two means (0 where fewer than two were known).
     pub(super) trend: f64,
+    /// Whether two means were known, and so the change.
+    pub(super) trend_known: bool,
 }
 
 /// The acceleration that the held force `applied` gave the master's bodies through `mass`: none
@@ -140,6 +142,7 @@ impl Coupling {
             a_ext: self.a_ext_before_contact(),
             known: self.a_ext_count > 0,
             trend: self.a_ext_trend(),
+            trend_known: self.a_ext_count == 2,
         }
     }
 

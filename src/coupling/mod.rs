@@ -101,7 +101,7 @@ mod prediction;
 mod probe;
 mod tangential;
 
-pub use answer::STEADY_ADOPTION;
+pub use answer::{STEADY_ADOPTION, UNMEASURED_DRIFT_ADOPTION};
 pub use bound::PortState;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
 pub use external::Extrapolation;
@@ -154,6 +154,10 @@ pub struct Episode {
     /// steps can fall to nothing (a spring behind a body that turns) while the drift it summed
     /// stays.
     pub a_ext_trend: f64,
+    /// Whether `a_ext_trend` was measured (two steps before the contact measured the external
+    /// acceleration): where not, the drift an answer carries is not bounded
+    /// ([`crate::coupling::UNMEASURED_DRIFT_ADOPTION`]).
+    pub a_ext_trend_known: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
