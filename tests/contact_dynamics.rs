@@ -7,7 +7,8 @@ mod support;
 
 use std::f64::consts::PI;
 
-use support::exact::{Body, Exact};
+use support::exact::{plant_rates, Body, Exact};
+use support::logger::DISAGREEMENT_WARNING;
 use support::masters::{
     cosimulate, cosimulate_plant_logged, Gap, Master, MasterBody, Plant, Sample, State,
 };
@@ -626,8 +627,9 @@ fn random_driven_stops_at_1_ms_follow_the_exact_motion() {
         }
         let stroke = positions.iter().copied().fold(f64::MIN, f64::max)
             - positions.iter().copied().fold(f64::MAX, f64::min);
-        let derivative =
-            |t: f64, y: State, held: f64| [y[1], (external(t, y[0], y[1]) - held) / mass, 0.0, 0.0];
+        let derivative = |t: f64, y: State, held: f64| {
+            plant_rates(mass, None, y, external(t, y[0], y[1]) - held)
+        };
         let plant = Plant {
             initial: [rest, 0.0, 0.0, 0.0],
             derivative: &derivative,
@@ -689,5 +691,3 @@ fn random_driven_stops_at_1_ms_follow_the_exact_motion() {
 const T_C_RANGE: (f64, f64) = (1e-3, 1e-2);
 /// How many systems it draws.
 const DRIVEN_CASES: usize = 800;
-/// The start of the warning that the master's answers give another mass than the one in use.
-const DISAGREEMENT_WARNING: &str = "the master's answer to the contact gives an effective mass";

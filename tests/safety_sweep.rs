@@ -47,6 +47,7 @@ use std::f64::consts::PI;
 use std::sync::Arc;
 
 use support::exact::{plant_rates, Body, Exact, Partner};
+use support::logger::DISAGREEMENT_WARNING;
 use support::masters::{cosimulate_plant_run, Gap, Master, Plant, Reads, Run, Sample, State};
 use support::random::Random;
 use support::{Fmu, Status};
@@ -66,8 +67,6 @@ const BOUND_OFF: f64 = 10.0;
 const PEAK_BOUND: f64 = 1000.0;
 /// The absolute floor of the comparison, in units of the initial energy.
 const FLOOR: f64 = 1e-9;
-/// The start of the warning that the master's answers give another mass than the one in use.
-const DISAGREEMENT_WARNING: &str = "the master's answer to the contact gives an effective mass";
 /// The partner spring's length at rest.
 const REST: f64 = 1.0;
 /// RK4 steps per contact duration, and per period of the slowest free oscillation, of the exact run.

@@ -326,8 +326,19 @@ mod tests {
     /// changed by the answer's `dv` over its step, at a constant acceleration (the position
     /// follows from the two velocities).
     fn after_one_answer(v0: f64, answer: Answer, mass: Option<f64>) -> Coupling {
+        after_one_answer_in(Episode::default(), v0, answer, mass).0
+    }
+
+    /// [`after_one_answer`] with the contact episode `episode`, and what the answer taught.
+    fn after_one_answer_in(
+        episode: Episode,
+        v0: f64,
+        answer: Answer,
+        mass: Option<f64>,
+    ) -> (Coupling, Learned) {
         let Answer { dv, h, .. } = answer;
         let mut coupling = Coupling {
+            episode,
             last: Observed {
                 time: 0.0,
                 s: 0.0,
@@ -340,8 +351,9 @@ mod tests {
             s: (v0 + 0.5 * dv) * h,
             v: v0 + dv,
         };
-        coupling.learn_from_answer(&mut Learned::default(), answer, now, mass);
-        coupling
+        let mut learned = Learned::default();
+        coupling.learn_from_answer(&mut learned, answer, now, mass);
+        (coupling, learned)
     }
 
     #[test]
@@ -473,28 +485,13 @@ mod tests {
                 dv: (drift - force / mass) * h,
                 h,
             };
-            let mut coupling = Coupling {
-                episode: Episode {
-                    open: true,
-                    impulse_if_mean: held_before + force * h,
-                    impulse_if_next: held_before + force * h,
-                    ..Episode::default()
-                },
-                last: Observed {
-                    time: 0.0,
-                    s: 0.0,
-                    v: 0.2,
-                },
-                ..Coupling::default()
+            let episode = Episode {
+                open: true,
+                impulse_if_mean: held_before + force * h,
+                impulse_if_next: held_before + force * h,
+                ..Episode::default()
             };
-            let now = Observed {
-                time: h,
-                s: (0.2 + 0.5 * answer.dv) * h,
-                v: 0.2 + answer.dv,
-            };
-            let mut learned = Learned::default();
-            coupling.learn_from_answer(&mut learned, answer, now, Some(mass));
-            (coupling, learned)
+            after_one_answer_in(episode, 0.2, answer, Some(mass))
         };
         let (late, learned) = ask(7.8);
         assert_eq!(late.last_estimate, 0.0);
@@ -573,26 +570,12 @@ mod tests {
         let h = 1e-3;
         let answer = |told: f64| {
             let force = -300.0;
-            let mut coupling = Coupling {
-                episode: Episode {
-                    open: true,
-                    a_ext_known: true,
-                    impulse_if_mean: force * h,
-                    impulse_if_next: force * h,
-                    ..Episode::default()
-                },
-                last: Observed {
-                    time: h,
-                    s: 0.0,
-                    v: -0.5,
-                },
-                ..Coupling::default()
-            };
-            let dv = -force / told * h;
-            let now = Observed {
-                time: 2.0 * h,
-                s: (-0.5 + 0.5 * dv) * h,
-                v: -0.5 + dv,
+            let episode = Episode {
+                open: true,
+                a_ext_known: true,
+                impulse_if_mean: force * h,
+                impulse_if_next: force * h,
+                ..Episode::default()
             };
             let answer = Answer {
                 force,
@@ -600,12 +583,10 @@ mod tests {
                 trend: 0.0,
                 age: 1.0,
                 a_known: true,
-                dv,
+                dv: -force / told * h,
                 h,
             };
-            let mut learned = Learned::default();
-            coupling.learn_from_answer(&mut learned, answer, now, Some(1.0));
-            (coupling, learned)
+            after_one_answer_in(episode, -0.5, answer, Some(1.0))
         };
         let (near, learned) = answer(0.88);
         assert!((near.last_estimate - 0.88).abs() < 1e-9);

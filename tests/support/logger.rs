@@ -18,6 +18,10 @@ use fmi_sys::fmi2;
 
 use super::Status;
 
+/// The start of the FMU's warning that the master's answers give another mass than the one in
+/// use (with the right mass given, a false one).
+pub const DISAGREEMENT_WARNING: &str = "the master's answer to the contact gives an effective mass";
+
 /// One call of the logger.
 #[derive(Clone, Debug)]
 pub struct LogRecord {
