@@ -74,7 +74,9 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// lay from the acceleration linear in the position through the two before it.
 /// 22: how much the external acceleration changed per step before the contact episode.
 /// 23: whether that change was measured.
-const FORMAT_VERSION: u32 = 23;
+/// 24: the least force a probe's silent answer would have answered had the master held it in
+/// time.
+const FORMAT_VERSION: u32 = 24;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

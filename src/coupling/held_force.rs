@@ -6,6 +6,7 @@
 //! the coupling reads the outcome through [`Coupling::held_force`]: the force known to be held, or
 //! none while the two differ and nothing told.
 
+use super::probe::{PROBE_ROUNDING, SILENCE_CLARITY};
 use super::{Coupling, Extrapolation, Observed, Prediction, ANSWER_ROUNDING, DISAGREEMENT};
 
 /// How many times clearer than the external acceleration's change and the mass's margin a step's
@@ -167,8 +168,9 @@ impl Coupling {
         h1: f64,
         dv: f64,
     ) -> bool {
+        let silently_answered = std::mem::take(&mut self.silently_answered);
         let Some(m) = mass else {
-            return false;
+            return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
         };
         if self.held_told || self.mean_held_late || !self.f_mean_read || self.a_ext_count == 0 {
             return false;
@@ -198,6 +200,45 @@ impl Coupling {
         let before_last = self.last.time - self.before_last.time;
         let on_a_grid = (before_last - h1).abs() <= 1e-9 * h1;
         if !first || !on_a_grid || late > margin || others - late <= OVERTURN * margin {
+            return false;
+        }
+        self.hold_the_mean_as_late();
+        true
+    }
+
+    /// Without a mass: a contact's first probe was answered by no force, while a master holding
+    /// `f_mean` or the `f_next` it read would have held at least `silently_answered` (N) over it.
+    /// The answer now, beyond rounding and on the parabola of a force held constant (a motion
+    /// from a file that only now changes its speed is not), tells through either of those
+    /// readings a mass that force would have moved by [`SILENCE_CLARITY`] times the rounding:
+    /// their silence refutes both, and the answer is to the `f_mean` given for the probed step,
+    /// a step late. Forces a rounding's residue large (a touch-down on a communication point)
+    /// refute nothing.
+    fn tell_a_late_mean_by_the_probe(
+        &mut self,
+        now: Observed,
+        h1: f64,
+        dv: f64,
+        silently_answered: f64,
+    ) -> bool {
+        if silently_answered == 0.0 || self.held_told || self.mean_held_late || !self.f_mean_read {
+            return false;
+        }
+        let answered = dv - self.known_before_step().a_ext * h1;
+        let rounding = self.rounding(now, PROBE_ROUNDING);
+        let next = if self.f_next_read {
+            self.last_next.abs()
+        } else {
+            0.0
+        };
+        // Through the mass either reading tells, what the silent step's force would have moved.
+        let unheard = silently_answered * answered.abs() / self.last_force.abs().max(next);
+        let pushed = -self.mean_before_last * answered > 0.0;
+        if answered.abs() <= rounding
+            || unheard <= SILENCE_CLARITY * rounding
+            || !pushed
+            || !self.moved_under_constant_forces(now)
+        {
             return false;
         }
         self.hold_the_mean_as_late();

@@ -36,9 +36,10 @@
 //!   a force at all (`tell_by_a_force_felt`) or by which force fits it better
 //!   (`tell_by_the_better_fit`), and settles or overturns the reading
 //!   (`read_which_force_was_held`); a master that holds `f_mean` one step late on a grid is told
-//!   at a contact's first step (`tell_a_late_mean`); a step whose force both readings share tells
-//!   the mass on its own (`estimate_from_a_step_both_readings_share`); the outcome is
-//!   `held_force`;
+//!   at a contact's first step with a mass (`tell_a_late_mean`), without one by the answer after
+//!   a probe's silent one (`tell_a_late_mean_by_the_probe`); a step whose force both readings
+//!   share tells the mass on its own (`estimate_from_a_step_both_readings_share`); the outcome
+//!   is `held_force`;
 //! - the port's account: the held force's work over the master's displacement
 //!   (`account_the_ports_work`, `port.rs`), and how far that displacement missed the bound's
 //!   prediction (`measure_the_ports_miss`);
@@ -301,6 +302,11 @@ pub struct Coupling {
     /// holds `f_mean` one step late (it steps all units at once and connects `f_mean`) held over
     /// the last step.
     pub mean_before_last: f64,
+    /// Without a mass, a contact's first probe was answered by no force, as a master that holds
+    /// `f_mean` one step late answers it (it held the free step's nothing): the least force (N,
+    /// in size) a master holding `f_mean` or the `f_next` it read would have held over that step,
+    /// which the next answer weighs (`tell_a_late_mean_by_the_probe`); 0: no answer awaited.
+    pub silently_answered: f64,
     /// The work the port would have received over the probing steps so far had each held the
     /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
     /// out prescribed.

@@ -33,7 +33,7 @@ pub const PROBE_SHARE: f64 = 1e-5;
 /// The share of the speeds below which a velocity change in a probe's answer is taken for rounding:
 /// the answer is small (a millionth of the approach speed at a tenth of a contact duration), and a
 /// master's velocities are exact to a few units of 1e-16 of them.
-const PROBE_ROUNDING: f64 = 1e-12;
+pub(super) const PROBE_ROUNDING: f64 = 1e-12;
 
 /// The share of the speeds within which a motion that answered no force changed as the external
 /// acceleration before had it: an input file's motion changes by nothing at all (constant speed)
@@ -43,7 +43,7 @@ const SILENCE: f64 = 1e-14;
 /// How many times [`SILENCE`] the least force held must have changed the speed of the heaviest body
 /// the steps do not resolve, for a silent answer to tell a prescribed motion: a body is silent only
 /// where it is that many times heavier, and so resolved by the steps.
-const SILENCE_CLARITY: f64 = 1e3;
+pub(super) const SILENCE_CLARITY: f64 = 1e3;
 
 /// Unclear probes after which the FMU stops probing: the master prescribes the motion (or the
 /// bodies are pushed by forces that hide the answer even from a grown probe), and the contact is
@@ -168,6 +168,7 @@ impl Coupling {
         // none, otherwise the one of the two that is not zero.
         let unforced = (dv - a_before * h).abs() <= rounding;
         if unforced && self.answer_may_come_late() {
+            self.silently_answered = self.least_force_held_in_time();
             return true;
         }
         let Some((force, force_doubt)) = self.probed_force(applied, unforced) else {
@@ -293,6 +294,17 @@ impl Coupling {
         )
     }
 
+    /// The least force (N, in size) a master that holds `f_mean` or the `f_next` it read before
+    /// the step held over the last step.
+    fn least_force_held_in_time(&self) -> f64 {
+        let next = if self.f_next_read {
+            self.last_next.abs()
+        } else {
+            f64::INFINITY
+        };
+        self.last_force.abs().min(next)
+    }
+
     /// The master prescribes the motion: probing ends, and what the probes held back of the
     /// contact's dissipation counts as dissipated, and of the port's work as received, as along
     /// the motion they were. Returns the impulse they held back (N.s), which a prescribed motion
@@ -356,7 +368,7 @@ impl Coupling {
     /// velocities (`s1 - s0 = (v0 + v1)/2*h`), bent by h^2/12 times the external
     /// acceleration's change over the step. Inputs that do not (a master that prescribes the
     /// motion, a body pushed by changing forces) tell no exact mass.
-    fn moved_under_constant_forces(&self, now: Observed) -> bool {
+    pub(super) fn moved_under_constant_forces(&self, now: Observed) -> bool {
         // So must the step before it, where the master saw one: a smooth prescribed motion bends
         // off the parabola by h^3/12 times its third derivative, which passes through zero at
         // one step now and then, but not at two in a row.

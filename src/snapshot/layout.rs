@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 338;
+pub const FIELD_COUNT: usize = 339;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -484,4 +484,5 @@ layout! {
     nonnegative(model.coupling.a_ext_miss_position);
     nonnegative(model.coupling.episode.a_ext_trend);
     flag(model.coupling.episode.a_ext_trend_known);
+    nonnegative(model.coupling.silently_answered);
 }
