@@ -172,14 +172,19 @@ impl Coupling {
         let Some(m) = mass else {
             return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
         };
-        if self.held_told || self.mean_held_late || !self.f_mean_read || self.a_ext_count == 0 {
+        let undecided = std::mem::take(&mut self.late_or_next_undecided);
+        if self.held_told || self.mean_held_late || !self.f_mean_read {
             return false;
         }
         let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
         let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
         let late = misfit(self.mean_before_last);
+        // A master that read `f_next` only after the step held that output's start value,
+        // nothing, over it (cofmupy's first step).
         let next = if self.next_readable {
             misfit(self.last_next)
+        } else if self.f_next_read {
+            misfit(0.0)
         } else {
             f64::INFINITY
         };
@@ -194,12 +199,30 @@ impl Coupling {
         let margin = self.a_ext_trend() + unsteady + DISAGREEMENT * largest + rounding;
         // Told where it tells most clearly: the contact's first step, whose f_mean the master
         // did not feel, as the one before it was nothing (or a graze).
+        // Or the step after it, where the `f_next` read before the first was nothing too, so
+        // that its answer could not tell the late `f_mean` from it.
         let first = LATE_NOTHING * self.mean_before_last.abs() < self.last_force.abs();
         // On the grid of a master that steps every unit at once: a step cut short (an early
         // return) is followed by one to the grid, and what it held is no late reading.
         let before_last = self.last.time - self.before_last.time;
-        let on_a_grid = (before_last - h1).abs() <= 1e-9 * h1;
-        if !first || !on_a_grid || late > margin || others - late <= OVERTURN * margin {
+        let on_a_grid = before_last == 0.0 || (before_last - h1).abs() <= 1e-9 * h1;
+        if !(first || undecided) || !on_a_grid || late > margin {
+            return false;
+        }
+        // The second answer weighs the two readings the first left open on their own: the late
+        // one where it fits the mass in use several times better.
+        let told = if undecided {
+            OVERTURN * late < others
+        } else {
+            others - late > OVERTURN * margin
+        };
+        if !told {
+            // Weighed through a mass the user gave: one the answers gave may be what refutes
+            // `f_mean`.
+            let mean_refuted = misfit(self.last_force) - late > OVERTURN * margin;
+            let given = self.mass_estimate == 0.0;
+            let no_next_held = !self.next_readable || self.last_next == 0.0;
+            self.late_or_next_undecided = first && given && mean_refuted && no_next_held;
             return false;
         }
         self.hold_the_mean_as_late();
@@ -243,6 +266,13 @@ impl Coupling {
         }
         self.hold_the_mean_as_late();
         true
+    }
+
+    /// Whether the master holds `f_mean` one step late, or may, where the `f_next` it reads
+    /// besides is the other reading left: `f_mean` then gives what `f_next` gives, which a master
+    /// holding `f_next` does not hold.
+    pub fn may_hold_the_mean_late(&self) -> bool {
+        self.mean_held_late || self.late_or_next_undecided
     }
 
     /// The master holds `f_mean` one step late: it is told to hold `f_next`, which `f_mean`

@@ -307,6 +307,10 @@ pub struct Coupling {
     /// in size) a master holding `f_mean` or the `f_next` it read would have held over that step,
     /// which the next answer weighs (`tell_a_late_mean_by_the_probe`); 0: no answer awaited.
     pub silently_answered: f64,
+    /// With a mass: a contact's first step was answered by no force, which both a master one
+    /// step late and one holding the `f_next` of nothing it read before the step give; the next
+    /// answer tells them apart (`tell_a_late_mean`).
+    pub late_or_next_undecided: bool,
     /// The work the port would have received over the probing steps so far had each held the
     /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
     /// out prescribed.

@@ -66,6 +66,7 @@ impl Coupling {
                 self.passive_speed = self.passive_speed.max(now.v.abs());
             }
             self.last = now;
+            self.before_last = now;
             return None;
         }
         let h1 = now.time - self.last.time;

@@ -394,8 +394,9 @@ impl ElastoGap {
         } else {
             0.0
         };
-        // A master found to hold f_mean a step late is handed in it the force for that step.
-        let f_mean = if self.coupling.mean_held_late {
+        // A master found to hold f_mean a step late, or perhaps (the f_next it reads besides it
+        // holds this one), is handed in it the force for that step.
+        let f_mean = if self.coupling.may_hold_the_mean_late() {
             next
         } else {
             f_mean

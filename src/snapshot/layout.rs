@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 339;
+pub const FIELD_COUNT: usize = 340;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -485,4 +485,5 @@ layout! {
     nonnegative(model.coupling.episode.a_ext_trend);
     flag(model.coupling.episode.a_ext_trend_known);
     nonnegative(model.coupling.silently_answered);
+    flag(model.coupling.late_or_next_undecided);
 }

@@ -32,6 +32,9 @@ pub enum Master {
     GaussSeidelBodyFirst,
     /// Jacobi that reads the outputs only after each step (only [`cosimulate_plant`] runs it).
     JacobiReadingAfter,
+    /// Jacobi with `f_mean` connected: each step's `f_mean` held over the step after it
+    /// (OMSimulator's default master; only [`cosimulate_plant`] runs it).
+    JacobiMeanLate,
 }
 
 impl Master {
@@ -51,6 +54,7 @@ impl Master {
             Master::Jacobi => "Jacobi (f_next)",
             Master::GaussSeidelBodyFirst => "GS body first (f_mean)",
             Master::JacobiReadingAfter => "Jacobi, read after (f_next)",
+            Master::JacobiMeanLate => "Jacobi (f_mean, late)",
         }
     }
 }
@@ -336,6 +340,11 @@ fn run_plant(inst: &mut Instance, gap: Gap, plant: &Plant, run: Run) -> Vec<Samp
                 ok(inst.set_real(&[s_b, v_b], &[y[0], y[1]]));
                 ok(inst.do_step(t, h, true));
                 (predicted[0], advance(t, y, predicted[0]))
+            }
+            Master::JacobiMeanLate => {
+                ok(inst.set_real(&[s_b, v_b], &[y[0], y[1]]));
+                ok(inst.do_step(t, h, true));
+                (last_f_mean, advance(t, y, last_f_mean))
             }
             Master::GaussSeidelBodyFirst => {
                 let next = advance(t, y, last_f_mean);
