@@ -36,8 +36,9 @@
 //! the answers give another; failures per kind and per `m_eff`; the 15 worst runs,
 //! all failed runs with `SAFETY_LIST=1`). Three tests judge it: in the default suite, that every
 //! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
-//! exact run's largest), under masters that read the force they hold and under masters that read
-//! every output (FMPy's `simulate_fmu`, cofmupy); on request, the criterion above for the
+//! exact run's largest) and that no run with the right mass warns of another, under masters that
+//! read the force they hold and under masters that read every output (FMPy's `simulate_fmu`,
+//! cofmupy); on request, the criterion above for the
 //! first, which fails on any failed run unless `SAFETY_REPORT_ONLY=1`:
 //! `cargo test --release --test safety_sweep -- --ignored --nocapture`. One system or
 //! master on request: `SAFETY_ONLY=<index>` (which also prints the run step by step),
@@ -589,8 +590,9 @@ fn sweep_under(reads: Reads, masters: &[Master]) -> Vec<Row> {
     rows
 }
 
-/// The default suite's part: no call fails, no value is non-finite, and no run's energy ever
-/// exceeds [`PEAK_BOUND`] times the largest the exact run reaches.
+/// The default suite's part: no call fails, no value is non-finite, no run's energy ever
+/// exceeds [`PEAK_BOUND`] times the largest the exact run reaches, and no run with the right
+/// `m_eff` warns that the answers give another mass (a warning must be true).
 #[test]
 fn every_random_system_stays_bounded_under_every_master() {
     assert_bounded(&sweep(Reads::Connected));
@@ -612,6 +614,15 @@ fn assert_bounded(rows: &[Row]) {
         .map(|r| format!("{} under {}", r.system.describe(), r.master.label()))
         .collect();
     assert!(unbounded.is_empty(), "unbounded runs: {unbounded:#?}");
+    let falsely_warned: Vec<String> = rows
+        .iter()
+        .filter(|r| r.system.given == MassGiven::Right && r.warned_of_another_mass)
+        .map(|r| format!("{} under {}", r.system.describe(), r.master.label()))
+        .collect();
+    assert!(
+        falsely_warned.is_empty(),
+        "runs with the right m_eff warned of another mass: {falsely_warned:#?}"
+    );
 }
 
 #[test]

@@ -306,8 +306,15 @@ impl Coupling {
             let (if_next, if_mean) = (misfit(self.last_next), misfit(self.last_force));
             let largest = self.last_next.abs().max(self.last_force.abs()) / m;
             let margin = (if_next - if_mean).abs();
+            // Before the acceleration's change per step is measured, a drive's change over the
+            // step may tell the two apart as well as the mass's margin does.
+            let unmeasured = if self.a_ext_count < 2 {
+                DISAGREEMENT * largest
+            } else {
+                0.0
+            };
             let clear = (
-                margin > doubt,
+                margin > doubt + unmeasured,
                 margin > OVERTURN * (doubt + DISAGREEMENT * largest),
             );
             Some((if_next < if_mean, clear))
