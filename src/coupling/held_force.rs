@@ -156,11 +156,12 @@ impl Coupling {
         }
     }
 
-    /// With a mass and a measured external acceleration: whether the answer fits the `f_mean`
-    /// handed out a step before the last, and neither the last one nor the `f_next` read before
-    /// the step, by more than the external acceleration's change and the mass's margin: the
+    /// With a mass: whether the answer fits the `f_mean` handed out a step before the last, and
+    /// neither the last one nor the `f_next` read before the step, by more than the external
+    /// acceleration's change (taken as 0 where none was measured) and the mass's margin: the
     /// master steps every unit at once and holds `f_mean`, one step late. It is then told to hold
-    /// `f_next`, which `f_mean` gives from now on ([`Self::hold_the_mean_as_late`]).
+    /// `f_next`, which `f_mean` gives from now on ([`Self::hold_the_mean_as_late`]). Without a
+    /// mass, [`Self::tell_a_late_mean_by_the_probe`].
     pub(super) fn tell_a_late_mean(
         &mut self,
         now: Observed,
@@ -168,23 +169,22 @@ impl Coupling {
         h1: f64,
         dv: f64,
     ) -> bool {
+        // What the last answer left to this one, taken whichever way this one is read.
         let silently_answered = std::mem::take(&mut self.silently_answered);
-        let Some(m) = mass else {
-            return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
-        };
         let undecided = std::mem::take(&mut self.late_or_next_undecided);
         if self.held_told || self.mean_held_late || !self.f_mean_read {
             return false;
         }
+        let Some(m) = mass else {
+            return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
+        };
         let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
         let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
         let late = misfit(self.mean_before_last);
         // A master that read `f_next` only after the step held that output's start value,
         // nothing, over it (cofmupy's first step).
-        let next = if self.next_readable {
-            misfit(self.last_next)
-        } else if self.f_next_read {
-            misfit(0.0)
+        let next = if self.f_next_read {
+            misfit(self.next_held())
         } else {
             f64::INFINITY
         };
@@ -221,7 +221,7 @@ impl Coupling {
             // `f_mean`.
             let mean_refuted = misfit(self.last_force) - late > OVERTURN * margin;
             let given = self.mass_estimate == 0.0;
-            let no_next_held = !self.next_readable || self.last_next == 0.0;
+            let no_next_held = self.next_held() == 0.0;
             self.late_or_next_undecided = first && given && mean_refuted && no_next_held;
             return false;
         }
@@ -244,18 +244,14 @@ impl Coupling {
         dv: f64,
         silently_answered: f64,
     ) -> bool {
-        if silently_answered == 0.0 || self.held_told || self.mean_held_late || !self.f_mean_read {
+        if silently_answered == 0.0 {
             return false;
         }
         let answered = dv - self.known_before_step().a_ext * h1;
         let rounding = self.rounding(now, PROBE_ROUNDING);
-        let next = if self.f_next_read {
-            self.last_next.abs()
-        } else {
-            0.0
-        };
         // Through the mass either reading tells, what the silent step's force would have moved.
-        let unheard = silently_answered * answered.abs() / self.last_force.abs().max(next);
+        let larger_held = self.last_force.abs().max(self.next_held().abs());
+        let unheard = silently_answered * answered.abs() / larger_held;
         let pushed = -self.mean_before_last * answered > 0.0;
         if answered.abs() <= rounding
             || unheard <= SILENCE_CLARITY * rounding

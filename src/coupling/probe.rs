@@ -281,23 +281,16 @@ impl Coupling {
         if self.f_next_read && !self.next_readable {
             return None;
         }
-        let next = if self.next_readable {
-            self.last_next.abs()
-        } else {
-            f64::INFINITY
-        };
         Some(
-            self.last_force
-                .abs()
-                .min(self.mean_before_last.abs())
-                .min(next),
+            self.least_force_held_in_time()
+                .min(self.mean_before_last.abs()),
         )
     }
 
     /// The least force (N, in size) a master that holds `f_mean` or the `f_next` it read before
     /// the step held over the last step.
     fn least_force_held_in_time(&self) -> f64 {
-        let next = if self.f_next_read {
+        let next = if self.next_readable {
             self.last_next.abs()
         } else {
             f64::INFINITY
