@@ -53,9 +53,10 @@
 //! - the contact episode (`episode.rs`): opened at a contact (`open_an_episode_at_a_contact`), its
 //!   forces summed step by step (`count_the_step_in_the_episode`);
 //! - without a mass (`probe.rs`, `learn_without_a_mass`): a probe's answer (`learn_from_probe`:
-//!   `answer_may_come_late`, `probed_force`, `moved_under_constant_forces`, `confirm_rough_answer`,
-//!   `pair_answers_to_probes`, `told_at_the_last_chance`, `adopt_probed_mass`), or the least mass
-//!   every held force allows (`raise_mass_floor`);
+//!   `answer_may_come_late`, `probed_force`, `weigh_probe_answer`, `moved_under_constant_forces`,
+//!   `confirm_rough_answer`, `pair_answers_to_probes`, `told_at_the_last_chance`,
+//!   `adopt_probed_mass`), read through `read_answer` (`floor.rs`), or the least mass every held
+//!   force allows (`raise_mass_floor`, `floor.rs`);
 //! - the mass a coupled force's answer tells (`answer.rs`): whether the force was the coupling's
 //!   (`asked_a_coupled_force`), the answer (`answer_to`), the mass it tells (`learn_from_answer`),
 //!   read against the external acceleration before (`external_acceleration_of`), weighed against
@@ -92,6 +93,7 @@ mod bound;
 mod correction;
 mod episode;
 mod external;
+mod floor;
 mod held_force;
 mod mass_fit;
 mod observe;

@@ -2,7 +2,7 @@
 //! the impulse along the motion, and the master's answer tells the mass (docs/coupling.md,
 //! "Without a mass: the probe").
 
-use super::{bend_off_parabola, Coupling, Extrapolation, Learned, Observed, PLAIN_STEP};
+use super::{bend_off_parabola, Coupling, Learned, Observed, PLAIN_STEP};
 use crate::laws::{contact_duration, ContactLaw};
 use crate::step::{integrate_step, Motion, SubstepLimits};
 
@@ -56,6 +56,10 @@ pub const PROBE_LIMIT: u32 = 3;
 /// correction is built for (0.5-2x), and later answers refine it.
 const PROBE_CLARITY: f64 = 4.0;
 
+/// How many times what the acceleration linear in the position missed a probe's answer read
+/// through it must stand out for the mass it tells to be exact (to a thousandth).
+const POSITION_EXACT: f64 = 1e3;
+
 /// The share of the approach speed a grown probe may change the bodies' speed by, through the
 /// least mass the unclear answer before it allows.
 const PROBE_RESPONSE: f64 = 0.1;
@@ -63,10 +67,20 @@ const PROBE_RESPONSE: f64 = 0.1;
 /// The largest share of the step's impulse a grown probe holds.
 const PROBE_SHARE_LIMIT: f64 = 0.1;
 
-/// How many times what the external acceleration's extrapolation can miss (as estimated from its
-/// past misses) a mass floor allows for: a driven body's answer once missed by three times the
-/// estimate, and the floor through it was 2.3 times the body's mass.
-const FLOOR_DOUBT: f64 = 4.0;
+/// A probe's answer weighed ([`Coupling::weigh_probe_answer`]).
+struct Weighed {
+    /// kg.
+    mass: f64,
+    told: bool,
+    exact: bool,
+    /// The velocity change less the external acceleration's, and what that can miss (m/s).
+    through_trend: f64,
+    hidden: f64,
+    /// Whether the bodies moved on the parabolas of forces held constant.
+    constant_forces: bool,
+    /// The acceleration the contact is replayed through where that is not the one before it.
+    replay_a_ext: Option<f64>,
+}
 
 /// How large a probe is: [`PROBE_SHARE`] of the impulse along the motion at first; after an answer
 /// that the external acceleration's change hid, as large as the least mass that answer allows
@@ -180,27 +194,15 @@ impl Coupling {
             // earlier, and holds the probe now): the answer comes with the next step.
             return true;
         }
-        // Where no free step has shown the external acceleration (a contact in the first
-        // step), it is taken as zero: a first contact's answer stands out of gravity over a step.
-        let answered = dv - a_before * h;
-        let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
-        let constant_forces = self.moved_under_constant_forces(now);
-        // Through an external acceleration taken as 0 (none measured yet) no single answer is
-        // exact: a 1e-5 probe's answer under 1 m/s^2 told 28.8 kg for a 2 kg body, whose contact
-        // replayed through it threw it at 20 m/s from 1.1 (two answers tell both, below).
-        let exact = steady && self.a_ext_count > 0 && force_doubt == 0.0 && constant_forces;
-        let (through_trend, hidden) = self.read_answer(now, dv, h);
-        let rough = through_trend.abs() >= PROBE_CLARITY * hidden
-            && force_doubt <= force.abs() / PROBE_CLARITY;
-        let answered = if exact { answered } else { through_trend };
-        let mass = -force * h / answered;
-        // Nor below half the least mass an earlier answer allowed.
-        let usable =
-            answered.abs() > rounding && mass.is_finite() && mass > 0.0 && self.floor_allows(mass);
-        // A rough answer counts once a larger probe has answered the same mass.
-        let doubt = (hidden / answered.abs() + force_doubt / force.abs()).min(1.0);
-        let confirmed = self.confirm_rough_answer(mass, doubt, force, usable, rough, exact);
-        let told = usable && (exact || (rough && confirmed));
+        let Weighed {
+            mass,
+            told,
+            exact,
+            through_trend,
+            hidden,
+            constant_forces,
+            replay_a_ext,
+        } = self.weigh_probe_answer(force, force_doubt, dv, h, a_before, now);
         // Where no external acceleration was known (a contact met in the first step, taken as
         // 0), an answer that tells no mass may be gravity's: that is no sign of a master that
         // prescribes the motion. Two answers of a body under constant forces (positions on the
@@ -209,12 +211,16 @@ impl Coupling {
         // 0.1 m/s^2 met in the first step at 69 contact durations was given the whole impulse
         // along the motion, 1e5 N, and thrown at 36,000 m/s.
         if self.a_ext_count == 0 && constant_forces {
-            if let Some(probes_again) = self.pair_answers_to_probes(learned, force, dv, h) {
+            let clear = self.rounding(now, SILENCE);
+            if let Some(probes_again) = self.pair_answers_to_probes(learned, force, dv, h, clear) {
                 return probes_again;
             }
         }
         let (told, mass) = self.told_at_the_last_chance(told, mass);
         if told && a_before.is_finite() {
+            if let Some(a_ext) = replay_a_ext {
+                self.episode.a_ext = a_ext;
+            }
             self.adopt_probed_mass(learned, mass, exact, a_before, h);
             return false;
         }
@@ -231,6 +237,61 @@ impl Coupling {
             return self.end_probing();
         }
         true
+    }
+
+    /// A probe's answer to `force` (within `force_doubt`, N) weighed: the mass it tells, whether
+    /// that is told (exact, or rough and confirmed by a larger probe), and through what it was read.
+    fn weigh_probe_answer(
+        &mut self,
+        force: f64,
+        force_doubt: f64,
+        dv: f64,
+        h: f64,
+        a_before: f64,
+        now: Observed,
+    ) -> Weighed {
+        let rounding = self.rounding(now, PROBE_ROUNDING);
+        // Where no free step has shown the external acceleration (a contact in the first
+        // step), it is taken as zero: a first contact's answer stands out of gravity over a step.
+        let answered = dv - a_before * h;
+        let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
+        let constant_forces = self.moved_under_constant_forces(now);
+        // Through an external acceleration taken as 0 (none measured yet) no single answer is
+        // exact: a 1e-5 probe's answer under 1 m/s^2 told 28.8 kg for a 2 kg body, whose contact
+        // replayed through it threw it at 20 m/s from 1.1 (two answers tell both, below).
+        let steady_exact = steady && self.a_ext_count > 0 && force_doubt == 0.0 && constant_forces;
+        let (through_trend, hidden, by_position) = self.read_answer(now, dv, h);
+        let rough = through_trend.abs() >= PROBE_CLARITY * hidden
+            && force_doubt <= force.abs() / PROBE_CLARITY;
+        // Read through the acceleration linear in the position (a spring to ground, whose
+        // bodies bend off the parabola of constant forces), an answer that stands
+        // [`POSITION_EXACT`] times out of what that line missed is as exact.
+        let exact = steady_exact
+            || (by_position
+                && force_doubt == 0.0
+                && through_trend.abs() >= POSITION_EXACT * hidden);
+        let answered = if steady_exact {
+            answered
+        } else {
+            through_trend
+        };
+        let mass = -force * h / answered;
+        // Nor below half the least mass an earlier answer allowed.
+        let usable =
+            answered.abs() > rounding && mass.is_finite() && mass > 0.0 && self.floor_allows(mass);
+        // A rough answer counts once a larger probe has answered the same mass.
+        let doubt = (hidden / answered.abs() + force_doubt / force.abs()).min(1.0);
+        let confirmed = self.confirm_rough_answer(mass, doubt, force, usable, rough, exact);
+        Weighed {
+            mass,
+            told: usable && (exact || (rough && confirmed)),
+            exact,
+            through_trend,
+            hidden,
+            constant_forces,
+            // The contact is replayed through the acceleration the answer was read against.
+            replay_a_ext: (by_position && !steady_exact).then(|| (dv - through_trend) / h),
+        }
     }
 
     /// Whether the master's motion at `now` answered none of the force it was given over the last
@@ -369,13 +430,6 @@ impl Coupling {
         on_parabola(self.last, now) && (!seen_before || on_parabola(self.before_last, self.last))
     }
 
-    /// Whether `mass` is at least half the least mass an earlier answer allowed: a velocity jump
-    /// of a prescribed motion read as the answer to a probe of 8e-7 N once gave 2.6e-10 kg,
-    /// against a least mass of 2.6e-7, and the dynamic step through it was not finite.
-    fn floor_allows(&self, mass: f64) -> bool {
-        mass >= 0.5 * self.probe_mass_floor
-    }
-
     /// Whether a probe's answer of `mass` (within `doubt`, relative) to `force` confirms the rough
     /// answer before it; a grown probe's answer that is usable and rough, and neither exact nor
     /// confirming, becomes the rough answer to confirm.
@@ -406,20 +460,26 @@ impl Coupling {
     }
 
     /// Two answers to probes of different size through an external acceleration nobody measured
-    /// (taken as 0) tell the mass and that acceleration together. Some(whether the step ahead
-    /// probes again) where that settles the probe: the mass is adopted, or the answer waits for
-    /// a second one; None where probing goes on as for any answer.
+    /// (taken as 0) tell the mass and that acceleration together, where their velocity changes
+    /// differ by more than `clear` (m/s): a master that held the same force over both steps (one
+    /// holding `f_mean` a step late holds the first probe twice) answers the same to rounding,
+    /// and a mass read through a rounding's difference is any mass at all.
+    /// Some(whether the step ahead probes again) where that settles the probe: the mass is
+    /// adopted, or the answer waits for a second one; None where probing goes on as for any
+    /// answer.
     fn pair_answers_to_probes(
         &mut self,
         learned: &mut Learned,
         force: f64,
         dv: f64,
         h: f64,
+        clear: f64,
     ) -> Option<bool> {
         let rate = dv / h;
         let (first_force, first_rate) = self.unknown_answer;
         let distinct = first_force != 0.0
-            && (force - first_force).abs() > 0.1 * force.abs().max(first_force.abs());
+            && (force - first_force).abs() > 0.1 * force.abs().max(first_force.abs())
+            && ((rate - first_rate) * h).abs() > clear;
         let paired = -(force - first_force) * h / ((rate - first_rate) * h);
         if distinct && paired.is_finite() && paired > 0.0 && self.floor_allows(paired) {
             let a_ext = rate + force / paired;
@@ -509,68 +569,6 @@ impl Coupling {
             None => self.probe_not_needed(),
         }
         share
-    }
-
-    /// A step's answer read through the external acceleration extrapolated linearly (a body
-    /// pushed by a spring or a drive): the velocity change `dv` over `h` less the extrapolation,
-    /// and what that extrapolation can miss: its last miss between free steps, grown with the
-    /// square of how many steps ahead of the last mean it reaches (no mean is known while no
-    /// mass is), or the step's own bend off a parabola where fewer steps are known. Where the
-    /// acceleration linear in the position predicted the last free mean far better (a spring to
-    /// ground, `Coupling::a_ext_by_position`), through that and its own miss: the bend is then the
-    /// spring's, which the position follows.
-    pub(super) fn read_answer(&self, now: Observed, dv: f64, h: f64) -> (f64, f64) {
-        let as_velocity = |from: Observed, to: Observed| {
-            12.0 * bend_off_parabola(from, to) / (to.time - from.time)
-        };
-        let bend_now = as_velocity(self.last, now);
-        let seen_before = self.before_last.time < self.last.time;
-        let ahead = ((self.last.time + 0.5 * h - self.a_ext_times[0]) / h).max(1.0);
-        // A miss of the mean acceleration, as a velocity change over this step that many steps on.
-        let grown = |miss: f64| miss * h * 0.5 * ahead * (ahead + 1.0);
-        let by_position = self.a_ext_by_position(now, h);
-        if let Some((a_ext, miss)) = by_position.filter(|_| seen_before) {
-            return (dv - a_ext * h, grown(miss));
-        }
-        let hidden = if seen_before && self.a_ext_count == 2 {
-            let bend_before = as_velocity(self.before_last, self.last);
-            grown(self.a_ext_miss).max((bend_now - bend_before).abs())
-        } else {
-            bend_now.abs()
-        };
-        let through_trend = dv - self.a_ext(Extrapolation::Linear, self.last.time, h) * h;
-        (through_trend, hidden)
-    }
-
-    /// Raises the least mass the answers allow without a mass (`probe_mass_floor`) by a step's
-    /// answer to the force held over `h` (at most `force`, N): the body moved by at most the
-    /// velocity change read through the extrapolation plus [`FLOOR_DOUBT`] times what that can
-    /// miss, so its mass is at least the impulse over that. A master that read f_next before the
-    /// step may have held either force: unless the user told which (`heldForce`), the smaller
-    /// counts (a driven body's answer to no force at all once looked like one to 6.9 N,
-    /// and the floor through it was 23 times its mass).
-    pub(super) fn raise_mass_floor(&mut self, now: Observed, dv: f64, h: f64, force: f64) {
-        let next = if self.next_readable {
-            self.last_next.abs()
-        } else {
-            0.0
-        };
-        let held = match (self.holds_either(), self.master_holds_next) {
-            (true, _) => self.last_force.abs().min(next),
-            (false, Some(true)) => next,
-            (false, _) => self.last_force.abs(),
-        };
-        // A force that is not a number tells nothing.
-        let force = force.min(held);
-        if force <= 0.0 || force.is_nan() {
-            return;
-        }
-        let (through_trend, hidden) = self.read_answer(now, dv, h);
-        let rounding = self.rounding(now, PROBE_ROUNDING);
-        let floor = force * h / (through_trend.abs() + FLOOR_DOUBT * hidden + rounding);
-        if floor.is_finite() && floor > self.probe_mass_floor {
-            self.probe_mass_floor = floor;
-        }
     }
 
     /// The first probe, of `impulse` (N.s) held against a master moving at `speed`, takes for
