@@ -116,6 +116,26 @@ impl Coupling {
         })
     }
 
+    /// Where two free means are known and nothing has yet shown how well either extrapolation
+    /// of them predicts a third, an unclear probe's step shows it: each misses that step's
+    /// velocity change by its own error and the probe's answer together, so both misses are
+    /// at most that much. Where the line in the position missed [`POSITION_CLARITY`] times
+    /// less, both are kept, and the next answer is read through the line
+    /// ([`Coupling::a_ext_by_position`]).
+    pub(super) fn measure_misses_by_a_probe(&mut self, now: Observed, dv: f64, h: f64) {
+        let unmeasured = self.a_ext_miss == 0.0 && self.a_ext_miss_position == 0.0;
+        if self.a_ext_count < 2 || !unmeasured {
+            return;
+        }
+        let mean = dv / h;
+        let by_time = (mean - self.a_ext(Extrapolation::Linear, self.last.time, h)).abs();
+        let by_position = (mean - self.a_ext_at(self.mean_position(now))).abs();
+        if by_time.is_finite() && POSITION_CLARITY * by_position < by_time {
+            self.a_ext_miss = by_time;
+            self.a_ext_miss_position = by_position;
+        }
+    }
+
     /// How much the external acceleration changed between the last two steps it is known for.
     pub(super) fn a_ext_trend(&self) -> f64 {
         if self.a_ext_count == 2 {

@@ -55,8 +55,9 @@
 //! - without a mass (`probe.rs`, `learn_without_a_mass`): a probe's answer (`learn_from_probe`:
 //!   `answer_may_come_late`, `probed_force`, `weigh_probe_answer`, `moved_under_constant_forces`,
 //!   `confirm_rough_answer`, `pair_answers_to_probes`, `told_at_the_last_chance`,
-//!   `adopt_probed_mass`), read through `read_answer` (`floor.rs`), or the least mass every held
-//!   force allows (`raise_mass_floor`, `floor.rs`);
+//!   `adopt_probed_mass`), read through `read_answer` (`floor.rs`; an unclear one measures how
+//!   well the two extrapolations predict, `measure_misses_by_a_probe`, `external.rs`), or the
+//!   least mass every held force allows (`raise_mass_floor`, `floor.rs`);
 //! - the mass a coupled force's answer tells (`answer.rs`): whether the force was the coupling's
 //!   (`asked_a_coupled_force`), the answer (`answer_to`), the mass it tells (`learn_from_answer`),
 //!   read against the external acceleration before (`external_acceleration_of`), weighed against

@@ -230,6 +230,7 @@ impl Coupling {
         let grows = hidden > rounding
             && through_trend.abs() > rounding
             && self.unclear_probes < PROBE_LIMIT;
+        self.measure_misses_by_a_probe(now, dv, h);
         // The answer lies within `hidden` of what was measured: the mass is at least the
         // probe's impulse over the largest velocity change it can have caused.
         self.raise_mass_floor(now, dv, h, force.abs() - force_doubt);
