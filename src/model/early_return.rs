@@ -32,6 +32,10 @@ use super::{ElastoGap, NonFiniteStep, StepReport};
 /// How often a step is cut shorter at a switch its shorter self located earlier.
 pub const MAX_CUTS: usize = 3;
 
+/// The share of the contact's duration within which a step that resumes after an early return
+/// finds the touch-down it stopped at again: a new one comes a contact later at the earliest.
+const TOUCH_DOWN_AGAIN: f64 = 1e-3;
+
 /// The step's switch the master is told of, and where it stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Switch {
@@ -61,7 +65,17 @@ impl ElastoGap {
         let whole = self.do_step(h, report);
         self.next_step = None;
         whole?;
-        let Some(mut switch) = self.first_switch_inside(h, report) else {
+        // A master told of a touch-down resumes with its bodies a hair short of it (they moved
+        // under the force held, not the model's). One that holds `f_next` would hold the
+        // prediction for the rest of the step over an instant, were the step to stop there
+        // again; `f_mean` is the mean over the instant.
+        let holds_next = self.coupling.master_holds_next == Some(true);
+        let again = if resuming && holds_next {
+            TOUCH_DOWN_AGAIN * self.contact_time.duration
+        } else {
+            0.0
+        };
+        let Some(mut switch) = self.first_switch_inside(h, report, again) else {
             return Ok(None);
         };
         for _ in 0..MAX_CUTS {
@@ -72,7 +86,7 @@ impl ElastoGap {
             let cut = self.do_step(switch.tau, report);
             self.next_step = None;
             cut?;
-            match self.first_switch_inside(switch.tau, report) {
+            match self.first_switch_inside(switch.tau, report, again) {
                 Some(earlier) => switch = earlier,
                 None => break,
             }
@@ -83,13 +97,15 @@ impl ElastoGap {
 
     /// The first switch of the step that lies inside it, more than a rounding from either end (a
     /// step that starts at a switch, after an early return, locates it again at its start): a
-    /// touch-down, or along the motion also a contact's end.
-    fn first_switch_inside(&self, h: f64, report: &StepReport) -> Option<Switch> {
+    /// touch-down, or along the motion also a contact's end. A touch-down within `again` (s) of
+    /// the start is the one the master was told of.
+    fn first_switch_inside(&self, h: f64, report: &StepReport, again: f64) -> Option<Switch> {
         let rounding = 1e-9 * h + 8.0 * f64::EPSILON * self.time.abs();
         report
             .integral
             .transitions()
             .filter(|t| t.entering || !report.dynamic)
+            .filter(|t| !(t.entering && t.tau <= again))
             .find(|t| t.tau > rounding && t.tau < h - rounding)
             .map(|t| Switch {
                 tau: t.tau,
