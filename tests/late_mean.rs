@@ -8,8 +8,8 @@
 //! Seeded random lone bodies under that master, reading every output as FMPy's `simulate_fmu`
 //! does: no reported mass (`m_eff_estimate`) and no energy is [`ROUNDING_TOLD`] times off the
 //! body's own. This guards against masses read through rounding only: the contract's bound of
-//! 10 for this master is issue 45's, reported by `cargo test --release --test safety_sweep late
-//! -- --ignored --nocapture`.
+//! 10 is not met under this master yet, as `cargo test --release --test safety_sweep late --
+//! --ignored --nocapture` reports.
 
 mod support;
 
