@@ -127,13 +127,19 @@ impl Coupling {
         if self.a_ext_count < 2 || !unmeasured {
             return;
         }
-        let mean = dv / h;
-        let by_time = (mean - self.a_ext(Extrapolation::Linear, self.last.time, h)).abs();
-        let by_position = (mean - self.a_ext_at(self.mean_position(now))).abs();
+        let (by_time, by_position) = self.misses_of(dv / h, now, h);
         if by_time.is_finite() && POSITION_CLARITY * by_position < by_time {
             self.a_ext_miss = by_time;
             self.a_ext_miss_position = by_position;
         }
+    }
+
+    /// How far a step's mean external acceleration `mean` over `h` up to `now` lies from the two
+    /// means' extrapolation in time and from their line in the position (m/s^2).
+    fn misses_of(&self, mean: f64, now: Observed, h: f64) -> (f64, f64) {
+        let by_time = (mean - self.a_ext(Extrapolation::Linear, self.last.time, h)).abs();
+        let by_position = (mean - self.a_ext_at(self.mean_position(now))).abs();
+        (by_time, by_position)
     }
 
     /// How much the external acceleration changed between the last two steps it is known for.
@@ -187,19 +193,14 @@ impl Coupling {
             }
             if mean.is_finite() {
                 learned_mean = true;
-                // How far the linear extrapolation of the two before missed it: what a probe's
-                // answer read through that extrapolation must stand out of.
-                self.a_ext_miss = if self.a_ext_count == 2 {
-                    (mean - self.a_ext(Extrapolation::Linear, self.last.time, h1)).abs()
+                // How far the linear extrapolations of the two before missed it: what a probe's
+                // answer read through either must stand out of.
+                (self.a_ext_miss, self.a_ext_miss_position) = if self.a_ext_count == 2 {
+                    self.misses_of(mean, now, h1)
                 } else {
-                    0.0
+                    (0.0, 0.0)
                 };
                 let position = self.mean_position(now);
-                self.a_ext_miss_position = if self.a_ext_count == 2 {
-                    (mean - self.a_ext_at(position)).abs()
-                } else {
-                    0.0
-                };
                 self.a_ext_positions = [position, self.a_ext_positions[0]];
                 self.a_ext_means = [mean, self.a_ext_means[0]];
                 self.a_ext_times = [self.last.time + 0.5 * h1, self.a_ext_times[0]];

@@ -49,11 +49,7 @@ impl Coupling {
     /// counts (a driven body's answer to no force at all once looked like one to 6.9 N,
     /// and the floor through it was 23 times its mass).
     pub(super) fn raise_mass_floor(&mut self, now: Observed, dv: f64, h: f64, force: f64) {
-        let next = if self.next_readable {
-            self.last_next.abs()
-        } else {
-            0.0
-        };
+        let next = self.next_held().abs();
         let held = match (self.holds_either(), self.master_holds_next) {
             (true, _) => self.last_force.abs().min(next),
             (false, Some(true)) => next,
