@@ -77,7 +77,8 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// 24: the least force a probe's silent answer would have answered had the master held it in
 /// time.
 /// 25: whether a contact's first answer left a late `f_mean` and `f_next` undecided.
-const FORMAT_VERSION: u32 = 25;
+/// 26: whether an answer left a master suspected of holding `f_mean` one step late.
+const FORMAT_VERSION: u32 = 26;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

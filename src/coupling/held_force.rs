@@ -18,6 +18,21 @@ const OVERTURN: f64 = 4.0;
 /// that only grazed it (`only_grazes`), held in full.
 const LATE_NOTHING: f64 = 1e3;
 
+/// How many times the margin of [`Coupling::tell_a_late_mean`] the late reading must fit an
+/// answer better than every other before `f_mean` is also bounded as a late master holds it.
+const SUSPICION: f64 = 2.0;
+
+/// How one step's answer, read through a mass, fits each force the master may have held: the
+/// misfits (m/s^2) of the `f_mean` handed out a step before the last (`late`), of the last one
+/// (`mean`) and of the `f_next` read before the step (`next`, infinite where none was read), and
+/// the margin within which misfits tell nothing.
+struct Misfits {
+    late: f64,
+    mean: f64,
+    next: f64,
+    margin: f64,
+}
+
 /// What one step's answer tells of the held force: whether it was `f_next`, and whether the answer
 /// is clear enough to settle the reading and to overturn a settled one.
 type Reading = (bool, (bool, bool));
@@ -161,7 +176,8 @@ impl Coupling {
     /// acceleration's change (taken as 0 where none was measured) and the mass's margin: the
     /// master steps every unit at once and holds `f_mean`, one step late. It is then told to hold
     /// `f_next`, which `f_mean` gives from now on ([`Self::hold_the_mean_as_late`]). Without a
-    /// mass, [`Self::tell_a_late_mean_by_the_probe`].
+    /// mass, [`Self::tell_a_late_mean_by_the_probe`]. Short of being told, an answer may leave it
+    /// suspected ([`Self::suspect_a_late_mean`]).
     pub(super) fn tell_a_late_mean(
         &mut self,
         now: Observed,
@@ -178,34 +194,26 @@ impl Coupling {
         let Some(m) = mass else {
             return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
         };
-        let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
-        let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
-        let late = misfit(self.mean_before_last);
-        // A master that read `f_next` only after the step held that output's start value,
-        // nothing, over it (cofmupy's first step).
-        let next = if self.f_next_read {
-            misfit(self.next_held())
-        } else {
-            f64::INFINITY
-        };
-        let others = misfit(self.last_force).min(next);
-        let largest = self.mean_before_last.abs().max(self.last_force.abs()) / m;
-        // Told apart beyond the velocities' rounding: forces of a free step's rounding residue
-        // (1e-14 N) are no answer.
-        let rounding = self.rounding(now, ANSWER_ROUNDING) / h1;
-        // The bodies' own acceleration, where the answers have shown it change faster than the
-        // means follow, may explain any reading.
-        let unsteady = self.a_doubt * self.last.v.abs().max(now.v.abs());
-        let margin = self.a_ext_trend() + unsteady + DISAGREEMENT * largest + rounding;
+        let fits = self.misfits(now, m, h1, dv);
+        // On the grid of a master that steps every unit at once: a step cut short (an early
+        // return) is followed by one to the grid, and what it held is no late reading.
+        let before_last = self.last.time - self.before_last.time;
+        let on_a_grid = before_last == 0.0 || (before_last - h1).abs() <= 1e-9 * h1;
+        if on_a_grid {
+            self.suspect_a_late_mean(&fits);
+        }
+        let Misfits {
+            late,
+            mean,
+            next,
+            margin,
+        } = fits;
+        let others = mean.min(next);
         // Told where it tells most clearly: the contact's first step, whose f_mean the master
         // did not feel, as the one before it was nothing (or a graze).
         // Or the step after it, where the `f_next` read before the first was nothing too, so
         // that its answer could not tell the late `f_mean` from it.
         let first = LATE_NOTHING * self.mean_before_last.abs() < self.last_force.abs();
-        // On the grid of a master that steps every unit at once: a step cut short (an early
-        // return) is followed by one to the grid, and what it held is no late reading.
-        let before_last = self.last.time - self.before_last.time;
-        let on_a_grid = before_last == 0.0 || (before_last - h1).abs() <= 1e-9 * h1;
         if !(first || undecided) || !on_a_grid || late > margin {
             return false;
         }
@@ -219,7 +227,7 @@ impl Coupling {
         if !told {
             // Weighed through a mass the user gave: one the answers gave may be what refutes
             // `f_mean`.
-            let mean_refuted = misfit(self.last_force) - late > OVERTURN * margin;
+            let mean_refuted = mean - late > OVERTURN * margin;
             let given = self.mass_estimate == 0.0;
             let no_next_held = self.next_held() == 0.0;
             self.late_or_next_undecided = first && given && mean_refuted && no_next_held;
@@ -227,6 +235,49 @@ impl Coupling {
         }
         self.hold_the_mean_as_late();
         true
+    }
+
+    /// How the answer `dv` over `h1`, read through `m`, fits each force the master may have held,
+    /// against the external acceleration extrapolated linearly ([`Misfits`]).
+    fn misfits(&self, now: Observed, m: f64, h1: f64, dv: f64) -> Misfits {
+        let expected = self.a_ext(Extrapolation::Linear, self.last.time, h1);
+        let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
+        // A master that read `f_next` only after the step held that output's start value,
+        // nothing, over it (cofmupy's first step).
+        let next = if self.f_next_read {
+            misfit(self.next_held())
+        } else {
+            f64::INFINITY
+        };
+        let largest = self.mean_before_last.abs().max(self.last_force.abs()) / m;
+        // Told apart beyond the velocities' rounding: forces of a free step's rounding residue
+        // (1e-14 N) are no answer.
+        let rounding = self.rounding(now, ANSWER_ROUNDING) / h1;
+        // The bodies' own acceleration, where the answers have shown it change faster than the
+        // means follow, may explain any reading.
+        let unsteady = self.a_doubt * self.last.v.abs().max(now.v.abs());
+        Misfits {
+            late: misfit(self.mean_before_last),
+            mean: misfit(self.last_force),
+            next,
+            margin: self.a_ext_trend() + unsteady + DISAGREEMENT * largest + rounding,
+        }
+    }
+
+    /// An answer on a grid that fits the late `f_mean` within the margin, and [`SUSPICION`] times
+    /// the margin better than every other reading, leaves the master suspected of holding
+    /// `f_mean` one step late: from then on `f_mean` is bounded as such a master holds it too
+    /// ([`Coupling::bound_as_if_late`]), the safe side of two readings the answers have not told
+    /// apart. Not before a free step has shown the external acceleration: a drive's own push is
+    /// then unknown, and a Gauss–Seidel master's first answer looked like a late one.
+    fn suspect_a_late_mean(&mut self, fits: &Misfits) {
+        if self.a_ext_count == 0 {
+            return;
+        }
+        let others = fits.mean.min(fits.next);
+        if fits.late <= fits.margin && others - fits.late > SUSPICION * fits.margin {
+            self.late_suspected = true;
+        }
     }
 
     /// Without a mass: a contact's first probe was answered by no force, while a master holding

@@ -36,8 +36,9 @@
 //!   a force at all (`tell_by_a_force_felt`) or by which force fits it better
 //!   (`tell_by_the_better_fit`), and settles or overturns the reading
 //!   (`read_which_force_was_held`); a master that holds `f_mean` one step late on a grid is told
-//!   at a contact's first step with a mass (`tell_a_late_mean`), without one by the answer after
-//!   a probe's silent one (`tell_a_late_mean_by_the_probe`); a step whose force both readings
+//!   at a contact's first step with a mass (`tell_a_late_mean`; short of that, a clearly better
+//!   fit leaves it suspected, `suspect_a_late_mean`), without one by the answer after a probe's
+//!   silent one (`tell_a_late_mean_by_the_probe`); a step whose force both readings
 //!   share tells the mass on its own (`estimate_from_a_step_both_readings_share`); the outcome
 //!   is `held_force`;
 //! - the port's account: the held force's work over the master's displacement
@@ -314,6 +315,10 @@ pub struct Coupling {
     /// step late and one holding the `f_next` of nothing it read before the step give; the next
     /// answer tells them apart (`tell_a_late_mean`).
     pub late_or_next_undecided: bool,
+    /// With a mass: an answer fitted the `f_mean` handed out a step before the last clearly
+    /// better than every other reading, without telling (`suspect_a_late_mean`): `f_mean` is
+    /// bounded as a late master holds it too.
+    pub late_suspected: bool,
     /// The work the port would have received over the probing steps so far had each held the
     /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
     /// out prescribed.

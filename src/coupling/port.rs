@@ -159,6 +159,20 @@ impl Coupling {
         bounded
     }
 
+    /// `f_mean` as a master suspected of holding it one step late would hold it
+    /// ([`Self::suspect_a_late_mean`]): over the step after this one, over which it holds the
+    /// last `f_mean`, under the late account. Unchanged where no such master is suspected, or
+    /// once one is told (`f_mean` then gives `f_next`, bounded as such).
+    pub fn bound_as_if_late(&self, force: f64, h: f64, least_mass: f64) -> f64 {
+        if !self.late_suspected || self.mean_held_late || self.held_told {
+            return force;
+        }
+        let (low, high) = self
+            .port_through(self.e_port_if_late, least_mass)
+            .admissible_after(self.last_force, h);
+        force.clamp(low, high)
+    }
+
     /// `f_next` as a master may hold it over the step after the one just taken, over which it
     /// holds `held`.
     pub fn bound_next(&self, force: f64, h: f64, least_mass: f64, held: f64) -> f64 {

@@ -366,6 +366,7 @@ impl ElastoGap {
         let f_mean = self
             .coupling
             .bound_noting_the_reading(planned, h, least_mass, None);
+        let f_mean = self.coupling.bound_as_if_late(f_mean, h, least_mass);
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.

@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 340;
+pub const FIELD_COUNT: usize = 341;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -486,4 +486,5 @@ layout! {
     flag(model.coupling.episode.a_ext_trend_known);
     nonnegative(model.coupling.silently_answered);
     flag(model.coupling.late_or_next_undecided);
+    flag(model.coupling.late_suspected);
 }
