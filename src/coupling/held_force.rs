@@ -22,11 +22,18 @@ const LATE_NOTHING: f64 = 1e3;
 /// answer better than every other before `f_mean` is also bounded as a late master holds it.
 const SUSPICION: f64 = 2.0;
 
+/// How far from the mass in use, as a factor either way, the mass an answer tells through one
+/// reading may lie for that reading to fit: a mass the user gave up to twice off, and a tenth
+/// more for the answer's own error.
+const MASS_SPREAD: f64 = 2.2;
+
 /// How one step's answer, read through a mass, fits each force the master may have held: the
-/// misfits (m/s^2) of the `f_mean` handed out a step before the last (`late`), of the last one
-/// (`mean`) and of the `f_next` read before the step (`next`, infinite where none was read), and
-/// the margin within which misfits tell nothing.
+/// acceleration the held force gave (`answer`, m/s^2, the velocity change less the external
+/// acceleration's), the misfits (m/s^2) of the `f_mean` handed out a step before the last
+/// (`late`), of the last one (`mean`) and of the `f_next` read before the step (`next`, infinite
+/// where none was read), and the margin within which misfits tell nothing.
 struct Misfits {
+    answer: f64,
     late: f64,
     mean: f64,
     next: f64,
@@ -202,11 +209,16 @@ impl Coupling {
         if on_a_grid {
             self.suspect_a_late_mean(&fits);
         }
+        if undecided && on_a_grid && self.only_the_late_mass_is_near(&fits, m) {
+            self.hold_the_mean_as_late();
+            return true;
+        }
         let Misfits {
             late,
             mean,
             next,
             margin,
+            ..
         } = fits;
         let others = mean.min(next);
         // Told where it tells most clearly: the contact's first step, whose f_mean the master
@@ -257,11 +269,27 @@ impl Coupling {
         // means follow, may explain any reading.
         let unsteady = self.a_doubt * self.last.v.abs().max(now.v.abs());
         Misfits {
+            answer: dv / h1 - expected,
             late: misfit(self.mean_before_last),
             mean: misfit(self.last_force),
             next,
             margin: self.a_ext_trend() + unsteady + DISAGREEMENT * largest + rounding,
         }
+    }
+
+    /// After a first answer that left the late `f_mean` and `f_next` undecided: whether the mass
+    /// the next answer tells through the late `f_mean` lies within [`MASS_SPREAD`] of `m`, the
+    /// mass the user gave, and the one through `f_next` does not. Through a mass twice off, the
+    /// misfits alone do not tell them apart: a lone 0.19 kg body given 0.38 kg answered as the late
+    /// reading has it, misfit 211 m/s^2 against 603 for `f_next`, not [`OVERTURN`] times better;
+    /// read as holding `f_next`, its answer gave 0.92 kg, and the body left at 164 times its
+    /// energy.
+    fn only_the_late_mass_is_near(&self, fits: &Misfits, m: f64) -> bool {
+        let near = |force: f64| {
+            let mass = -force / fits.answer;
+            mass > 0.0 && mass.is_finite() && (mass / m).ln().abs() <= MASS_SPREAD.ln()
+        };
+        near(self.mean_before_last) && !near(self.next_held())
     }
 
     /// An answer on a grid that fits the late `f_mean` within the margin, and [`SUSPICION`] times
