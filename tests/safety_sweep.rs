@@ -531,18 +531,20 @@ fn print_trace(
 ) {
     println!("{} under {}", system.describe(), master.label());
     println!(
-        "{:>4} {:>12} {:>12} {:>12} {:>12} {:>12} {:>10}",
-        "k", "x", "v", "held", "E/E0", "E_exact/E0", "r"
+        "{:>4} {:>12} {:>12} {:>12} {:>12} {:>12} {:>10} {:>12} {:>12}",
+        "k", "x", "v", "held", "E/E0", "E_exact/E0", "r", "port/E0", "E_loss/E0"
     );
     for (k, s) in samples.iter().enumerate() {
         println!(
-            "{k:>4} {:>12.4e} {:>12.4e} {:>12.4e} {:>12.4e} {:>12.4e} {:>10.4}",
+            "{k:>4} {:>12.4e} {:>12.4e} {:>12.4e} {:>12.4e} {:>12.4e} {:>10.4} {:>12.4e} {:>12.4e}",
             s.x,
             s.v,
             s.held,
             cosim[k] / exact[0],
             exact[k] / exact[0],
-            r[k]
+            r[k],
+            s.port_energy / exact[0],
+            s.e_loss / exact[0]
         );
     }
 }
@@ -644,7 +646,14 @@ fn safety_sweep_random_systems_gain_no_energy() {
 #[ignore = "measured only: cargo test --release --test safety_sweep late -- --ignored --nocapture"]
 fn report_a_master_holding_f_mean_a_step_late() {
     for reads in [Reads::Connected, Reads::Every] {
-        sweep_under(reads, &[Master::JacobiMeanLate]);
+        let rows = sweep_under(reads, &[Master::JacobiMeanLate]);
+        if std::env::var("SAFETY_LIST").is_ok() {
+            for r in rows.iter().filter(|r| r.system.given == MassGiven::Right) {
+                if r.warned_of_another_mass {
+                    println!("warned of another mass: {}", r.system.describe());
+                }
+            }
+        }
     }
 }
 
