@@ -78,7 +78,8 @@ const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// time.
 /// 25: whether a contact's first answer left a late `f_mean` and `f_next` undecided.
 /// 26: whether an answer left a master suspected of holding `f_mean` one step late.
-const FORMAT_VERSION: u32 = 26;
+/// 27: the last three answers without a mass, and the force each reading held over them.
+const FORMAT_VERSION: u32 = 27;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
 pub const HEADER_SIZE: usize = MAGIC.len() + 4;

@@ -199,6 +199,10 @@ impl Coupling {
             return false;
         }
         let Some(m) = mass else {
+            if self.tell_a_late_mean_by_three_answers(now, h1, dv) {
+                self.hold_the_mean_as_late();
+                return true;
+            }
             return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
         };
         let fits = self.misfits(now, m, h1, dv);

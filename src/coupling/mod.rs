@@ -38,7 +38,8 @@
 //!   (`read_which_force_was_held`); a master that holds `f_mean` one step late on a grid is told
 //!   at a contact's first step with a mass (`tell_a_late_mean`; short of that, a clearly better
 //!   fit leaves it suspected, `suspect_a_late_mean`), without one by the answer after a probe's
-//!   silent one (`tell_a_late_mean_by_the_probe`); a step whose force both readings
+//!   silent one (`tell_a_late_mean_by_the_probe`) or by three answers on the late reading's
+//!   line (`tell_a_late_mean_by_three_answers`, `three_answers.rs`); a step whose force both readings
 //!   share tells the mass on its own (`estimate_from_a_step_both_readings_share`); the outcome
 //!   is `held_force`;
 //! - the port's account: the held force's work over the master's displacement
@@ -105,6 +106,7 @@ mod port;
 mod prediction;
 mod probe;
 mod tangential;
+mod three_answers;
 
 pub use answer::{STEADY_ADOPTION, UNMEASURED_DRIFT_ADOPTION};
 pub use bound::PortState;
@@ -117,6 +119,7 @@ pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
 pub use probe::{only_grazes, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
+pub use three_answers::ThreeAnswers;
 
 use crate::laws::{distance_outside, ContactLaw};
 
@@ -319,6 +322,9 @@ pub struct Coupling {
     /// better than every other reading, without telling (`suspect_a_late_mean`): `f_mean` is
     /// bounded as a late master holds it too.
     pub late_suspected: bool,
+    /// Without a mass, the last three answers and the force each reading held
+    /// (`tell_a_late_mean_by_three_answers`).
+    pub last_answers: ThreeAnswers,
     /// The work the port would have received over the probing steps so far had each held the
     /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
     /// out prescribed.

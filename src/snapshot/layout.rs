@@ -17,7 +17,7 @@ use crate::laws::GapTables;
 use crate::model::{ElastoGap, Interface};
 
 /// Number of f64 slots after the header: the slots the description below takes.
-pub const FIELD_COUNT: usize = 341;
+pub const FIELD_COUNT: usize = 354;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
@@ -487,4 +487,6 @@ layout! {
     nonnegative(model.coupling.silently_answered);
     flag(model.coupling.late_or_next_undecided);
     flag(model.coupling.late_suspected);
+    real(model.coupling.last_answers.answers);
+    whole(model.coupling.last_answers.count, 0..=3);
 }
