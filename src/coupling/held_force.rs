@@ -206,10 +206,7 @@ impl Coupling {
             return self.tell_a_late_mean_by_the_probe(now, h1, dv, silently_answered);
         };
         let fits = self.misfits(now, m, h1, dv);
-        // On the grid of a master that steps every unit at once: a step cut short (an early
-        // return) is followed by one to the grid, and what it held is no late reading.
-        let before_last = self.last.time - self.before_last.time;
-        let on_a_grid = before_last == 0.0 || (before_last - h1).abs() <= 1e-9 * h1;
+        let on_a_grid = self.on_a_grid(h1);
         if on_a_grid {
             self.suspect_a_late_mean(&fits);
         }
@@ -251,6 +248,14 @@ impl Coupling {
         }
         self.hold_the_mean_as_late();
         true
+    }
+
+    /// Whether the step of `h1` just taken is as long as the one before it (or follows the run's
+    /// first step start): on the grid of a master that steps every unit at once. A step cut short
+    /// (an early return) is followed by one to the grid, and what it held is no late reading.
+    pub(super) fn on_a_grid(&self, h1: f64) -> bool {
+        let before_last = self.last.time - self.before_last.time;
+        before_last == 0.0 || (before_last - h1).abs() <= 1e-9 * h1
     }
 
     /// How the answer `dv` over `h1`, read through `m`, fits each force the master may have held,

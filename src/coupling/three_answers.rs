@@ -74,9 +74,8 @@ impl Coupling {
         };
         let answer = [dv / h1, self.last_force, self.mean_before_last, next];
         self.last_answers.push(answer);
-        let before_last = self.last.time - self.before_last.time;
-        let on_a_grid = (before_last - h1).abs() <= 1e-9 * h1;
-        if self.last_answers.count < 3 || !on_a_grid {
+        // Three answers come after the run's first step, which `on_a_grid` lets pass alone.
+        if self.last_answers.count < 3 || !self.on_a_grid(h1) {
             return false;
         }
         let rounding = self.rounding(now, PROBE_ROUNDING) / h1;
