@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the FMU's C ABI: the four targets share a budget of three times the given seconds
-# (default 60, so three minutes, as when three targets had a minute each): fmi_calls and fmi3_calls
+# (default 60, so three minutes): fmi_calls and fmi3_calls
 # (the FMI 2.0 and 3.0 layers) 30 % each, deserialize_state 23 %, table_file 17 %. Each starts from
 # the committed seeds copied to a temporary corpus, so that a run never changes the repository.
 # Fails on any crash, panic (a failed call without a logged reason, a broken output invariant),

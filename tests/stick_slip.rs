@@ -1,4 +1,4 @@
-//! Stick–slip co-simulated beyond issue 20's example: other blocks, normal forces, stiction
+//! Stick–slip co-simulated beyond the classic example: other blocks, normal forces, stiction
 //! deformations and directions in the plane, communication steps from 0.5 to 10 ms, and masters
 //! that order their units three ways. Each run's slip onsets against the reference with every
 //! switch located (`tests/support/stick_slip.rs`), and the master's own account of the work its
@@ -15,12 +15,12 @@ use support::stick_slip::{
 };
 use support::{Fmu, Status};
 
-/// The oscillators: issue 20's, and others whose oscillation on the stiction spring after
+/// The oscillators: the classic one, and others whose oscillation on the stiction spring after
 /// sticking again stays below `v_s` (so that the onsets are the reference's, not a quiver at the
 /// threshold).
 fn oscillators() -> Vec<(&'static str, Oscillator)> {
     vec![
-        ("issue 20", OSCILLATOR),
+        ("classic", OSCILLATOR),
         (
             "5 kg, 50 N, belt 0.05 m/s",
             Oscillator {

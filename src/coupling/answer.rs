@@ -31,6 +31,11 @@ pub const STEADY_ADOPTION: f64 = 0.005;
 /// next contact.
 pub const UNMEASURED_DRIFT_ADOPTION: f64 = 0.4;
 
+/// The factor beyond which one answer does not doubt a mass in use: an answer that puts the mass
+/// more than this many times above it, or as many times below, is ignored, the errors of a
+/// user's `m_eff` this product is made for being within a factor of two.
+pub const ANSWER_RANGE: f64 = 4.0;
+
 /// The share of a contact's mean force below which a step's force in it tells no mass where the
 /// external acceleration changes ([`Coupling::minor_in_the_episode`]).
 const MINOR_SHARE: f64 = 0.1;
@@ -260,7 +265,7 @@ impl Coupling {
     ) {
         // A mass in use is doubted only on an answer that also stands out of the external
         // acceleration itself, and never by more than a factor of four in one answer.
-        if stands_out && !(0.25..=4.0).contains(&(estimate / m)) {
+        if stands_out && !(1.0 / ANSWER_RANGE..=ANSWER_RANGE).contains(&(estimate / m)) {
             return;
         }
         // An answer that cannot tell (a body pushed by springs or a drive during the contact)

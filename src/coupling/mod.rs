@@ -108,7 +108,7 @@ mod probe;
 mod tangential;
 mod three_answers;
 
-pub use answer::{STEADY_ADOPTION, UNMEASURED_DRIFT_ADOPTION};
+pub use answer::{ANSWER_RANGE, STEADY_ADOPTION, UNMEASURED_DRIFT_ADOPTION};
 pub use bound::PortState;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
 pub use external::Extrapolation;
@@ -389,11 +389,9 @@ pub struct Learned {
 pub const DISAGREEMENT: f64 = 0.1;
 
 /// The longest step, as a share of the contact's duration through the mass in use, that is the
-/// law's integral along the master's motion (docs/coupling.md, "Short steps"): plain substepping
-/// is right there to a few 1e-4. Measured on a lone body (damping ratio 0.1), its rebound and
-/// `E_loss` errors are 3.6e-5 and 9.8e-5 at a hundredth of a contact under a master that holds
-/// `f_mean`, 8.9e-5 and 2.4e-4 under one that holds `f_next`; at a tenth, 8e-4 and 1e-2, and 4e-2
-/// and 1.1e-1, where the contact's dynamics through the mass is exact to 1e-9.
+/// law's integral along the master's motion: plain substepping is right there, and at a tenth of
+/// a contact it is not, while the contact's dynamics through the mass is exact at any step
+/// (docs/coupling.md, "Short steps", has both errors).
 pub const PLAIN_STEP: f64 = 0.01;
 
 /// The share of the speeds below which a velocity change is taken for rounding in a master's
