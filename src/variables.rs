@@ -442,7 +442,7 @@ pub const VARIABLES: &[Variable] = &[
     variable!(VTy, "v_ty", 62, Real, Input, Continuous, Some(0.0), Some("m/s"), Rule::Finite, NO_DEPENDENCY,
         "Tangential velocity of flange_b relative to flange_a along the contact plane's y axis, for the friction (held over a co-simulation step)"),
     variable!(F, "f", 20, Real, Output, Continuous, None, Some("N"), Rule::Any, ON_MOTION,
-        "Force at flange_b (flange_a feels -f); f = f_c + f_d, <= 0 (never pulling) under ElastoGap, NoPulling, HuntCrossley and AdamsImpact"),
+        "Modelica's flange_b.f (flange_a.f = -f): the body at flange_b is pushed by -f, the body at flange_a by +f; f = f_c + f_d, <= 0 (never pulling) under ElastoGap, NoPulling, HuntCrossley and AdamsImpact"),
     variable!(SRel, "s_rel", 21, Real, Output, Continuous, None, Some("m"), Rule::Any, ON_POSITIONS,
         "Relative distance flange_b.s - flange_a.s"),
     variable!(VRel, "v_rel", 22, Real, Output, Continuous, None, Some("m/s"), Rule::Any, ON_VELOCITIES,
