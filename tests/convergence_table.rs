@@ -13,6 +13,7 @@ mod support;
 use std::sync::Arc;
 
 use support::cosim::{self, Coupling, DemoOptions};
+use support::generated::Generated;
 use support::impact::{self, Impact, ImpactCoupling};
 use support::masters::Master;
 use support::{msl_reference, Fmu};
@@ -183,73 +184,6 @@ fn plain_table(fmu: &Arc<Fmu>, exact: &Impact) -> String {
     table
 }
 
-/// The text between `<!-- generated: name -->` and `<!-- end: name -->` in `doc`.
-fn markers(name: &str) -> (String, String) {
-    (
-        format!("<!-- generated: {name} ({COMMAND}) -->\n"),
-        format!("<!-- end: {name} -->"),
-    )
-}
-
-fn block_in<'a>(doc: &'a str, name: &str, path: &str) -> (usize, usize, &'a str) {
-    let (open, close) = markers(name);
-    let start = doc
-        .find(&open)
-        .unwrap_or_else(|| panic!("{path} has no {open:?}"))
-        + open.len();
-    let end = start
-        + doc[start..]
-            .find(&close)
-            .unwrap_or_else(|| panic!("{path} has no {close:?}"));
-    (start, end, &doc[start..end])
-}
-
-/// Writes (`CONVERGENCE_WRITE=1`) or checks each generated block of `path`.
-fn settle(path: &str, blocks: &[(&str, &str)], failures: &mut Vec<String>) {
-    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    let mut doc = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let write = std::env::var("CONVERGENCE_WRITE").is_ok_and(|v| v == "1");
-    for (name, now) in blocks {
-        let (start, end, committed) = block_in(&doc, name, path);
-        if committed != *now {
-            if write {
-                doc.replace_range(start..end, now);
-            } else {
-                failures.push(format!(
-                    "{path}, {name}:\ncommitted:\n{committed}\nnow:\n{now}"
-                ));
-            }
-        }
-    }
-    if write {
-        std::fs::write(&full, doc).unwrap_or_else(|e| panic!("{path}: {e}"));
-    }
-}
-
-/// Writes or checks the table row of `path` that starts with `head`: the rest of it is `rest`.
-fn settle_row(path: &str, head: &str, rest: &str, failures: &mut Vec<String>) {
-    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let line = doc
-        .lines()
-        .find(|l| l.starts_with(head))
-        .unwrap_or_else(|| panic!("{path} has no row {head:?}"));
-    let now = format!("{head} {rest}");
-    if line == now {
-        return;
-    }
-    if std::env::var("CONVERGENCE_WRITE").is_ok_and(|v| v == "1") {
-        std::fs::write(&full, doc.replacen(line, &now, 1))
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
-    } else {
-        failures.push(format!(
-            "{path}:
-committed: {line}
-now:       {now}"
-        ));
-    }
-}
-
 #[test]
 fn the_accuracy_figures_match_a_run_of_the_packaged_fmu() {
     let fmu = Fmu::load_default();
@@ -258,23 +192,15 @@ fn the_accuracy_figures_match_a_run_of_the_packaged_fmu() {
     let msl = msl_table(&fmu);
     let mass = mass_table(&fmu, &exact);
     let plain = plain_table(&fmu, &exact);
-    let mut failures = Vec::new();
-    settle(
-        "docs/accuracy.md",
-        &[("impact", &impact), ("msl", &msl)],
-        &mut failures,
-    );
-    settle("docs/m-eff.md", &[("mass", &mass)], &mut failures);
-    settle("docs/coupling.md", &[("plain", &plain)], &mut failures);
-    settle_row(
+    let mut docs = Generated::new("CONVERGENCE_WRITE", COMMAND);
+    docs.block("docs/accuracy.md", "impact", &impact);
+    docs.block("docs/accuracy.md", "msl", &msl);
+    docs.block("docs/m-eff.md", "mass", &mass);
+    docs.block("docs/coupling.md", "plain", &plain);
+    docs.row(
         "README.md",
         "| Impact at 1 ms steps (1 kg at 1 m/s): rebound / `E_loss` error |",
         &format!("{headline} | [accuracy](docs/accuracy.md), [m_eff](docs/m-eff.md) |"),
-        &mut failures,
     );
-    assert!(
-        failures.is_empty(),
-        "the docs' accuracy figures differ from the packaged FMU's run (`{COMMAND}` writes them):\n{}",
-        failures.join("\n")
-    );
+    docs.assert_settled();
 }

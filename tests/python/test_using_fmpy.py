@@ -32,6 +32,18 @@ def run_block(code, monkeypatch):
     return namespace
 
 
+def test_what_the_page_says_a_print_shows_is_what_it_shows(monkeypatch, capsys):
+    # A print whose line ends in a comment states what it prints: "print(...)   # 1.0 N".
+    for block in example_blocks():
+        claims = re.findall(r"^print\(.*\)\s+#\s*(.+)$", block, re.M)
+        run_block(block, monkeypatch)
+        printed = capsys.readouterr().out.splitlines()
+        for claim in claims:
+            values = re.findall(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?", claim)
+            assert values, claim
+            assert any(all(v in line for v in values) for line in printed), (claim, printed)
+
+
 def test_the_page_has_a_co_simulation_and_a_model_exchange_example():
     blocks = example_blocks()
     assert len(blocks) == 2

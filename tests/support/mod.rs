@@ -24,6 +24,7 @@
 //!   either FMU.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
 //! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`.
+//! - [`generated`]: the docs' blocks and rows that tests make from a run.
 
 #![allow(dead_code, unused_imports)]
 
@@ -35,6 +36,7 @@ pub mod exact;
 pub mod fmi2_names;
 pub mod fmi3;
 pub mod fmu;
+pub mod generated;
 pub mod impact;
 pub mod instance;
 pub mod laws;
