@@ -78,3 +78,36 @@ def test_the_distributed_map_equals_the_serial_one(fmu_path, tmp_path):
     rm.write_csv(distributed, tmp_path / "impacts.csv")
     lines = (tmp_path / "impacts.csv").read_text().splitlines()
     assert lines[0].split(",") == rm.COLUMNS and len(lines) == len(cases) + 1
+
+
+def test_the_pages_counts_and_figures_are_the_full_maps(fmu_path):
+    """docs/restitution-map.md states what the default grid gives: its size, which impacts never
+    let the body go (and from which damping), and how far the Hunt-Crossley models' restitution
+    lies from the one requested; each is the full map's, run here serially."""
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "restitution-map.md")
+                    .read_text(encoding="utf-8").split())
+    cases = rm.grid()
+    rows = rm.run_serial(fmu_path, cases)
+    columns = {name: k for k, name in enumerate(rm.COLUMNS)}
+    assert f"The default grid is {len(rows):,} impacts" in page
+    root = Path(__file__).resolve().parents[2]
+    for other in ("README.md", "docs/force-laws.md"):
+        assert f"{len(rows):,} impacts" in " ".join((root / other).read_text(encoding="utf-8").split()), other
+    caught = {}
+    for row in rows:
+        if not row[columns["lifted_off"]]:
+            series = row[columns["series"]].split(" ")[0]
+            count, least = caught.get(series, (0, math.inf))
+            caught[series] = (count + 1, min(least, row[columns["value"]]))
+    stated = {"SpringDamper": "{} SpringDamper impacts (from d = {} N.s/m",
+              "GapForce": "{} GapForce (from d = {},", "NoPulling": "{} NoPulling (from d = {})",
+              "AdamsImpact": "{} AdamsImpact (from d = {})"}
+    assert set(caught) == set(stated), caught
+    for series, (count, least) in caught.items():
+        assert stated[series].format(count, f"{float(f'{least:.2g}'):g}") in page, (series, count, least)
+    for series, label in [("Flores", "Flores et al."), ("Gonthier", "Gonthier et al.")]:
+        off = max(abs(row[columns["e_eff"]] - row[columns["value"]]) for row in rows
+                  if row[columns["series"]] == f"HuntCrossley ({series})")
+        assert f"{off:.2g}" in page, (label, off)
+    e_eff, _, _, _ = rm.impact(fmu_path, case("HuntCrossley (LankaraniNikravesh)", "e", 0.8))
+    assert f"e = 0.8 gives {e_eff:.3f} with Lankarani–Nikravesh" in page, e_eff
