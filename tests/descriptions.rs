@@ -10,7 +10,7 @@ mod support;
 use std::f64::consts::PI;
 
 use elastogap::coupling::PROBE_SHARE;
-use elastogap::variables::VARIABLES;
+use elastogap::variables::{Causality, Rule, VARIABLES};
 use support::masters::{cosimulate_plant_with, Gap, Master, Plant, Sample, State};
 use support::random::Random;
 use support::Fmu;
@@ -244,4 +244,32 @@ fn e_loss_never_decreases() {
             assert!(run.last().unwrap().e_loss > 0.0, "the contact dissipated");
         }
     }
+}
+
+/// A parameter's description states the rule its values are held to (the one a refusal names), in
+/// the parenthesis tools show: "(>= 0)", "(> 0)", "(0 to 1)", "(> 0 and <= 1)".
+#[test]
+fn every_parameters_description_states_its_rule() {
+    let mut failures = Vec::new();
+    for v in VARIABLES
+        .iter()
+        .filter(|v| v.causality == Causality::Parameter && v.declared_type.is_none())
+    {
+        let stated = match v.rule {
+            Rule::AtLeast(bound) => Some(format!("(>= {bound})")),
+            Rule::Positive => Some("(> 0".to_string()),
+            Rule::Within(lo, hi) => Some(format!("({lo} to {hi})")),
+            Rule::Range(lo, hi) if v.name != "accelerationEstimate" => {
+                Some(format!("({lo} to {hi})"))
+            }
+            Rule::PositiveAtMost(hi) => Some(format!("(> 0 and <= {hi})")),
+            _ => None,
+        };
+        if let Some(stated) = stated {
+            if !v.description.contains(&stated) {
+                failures.push(format!("{}: no {stated} in {:?}", v.name, v.description));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
