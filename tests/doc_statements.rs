@@ -274,3 +274,89 @@ fn the_docs_state_how_ci_shares_the_fuzzing_time() {
         )],
     );
 }
+
+/// Every `const NAME: type = literal;` of `src/` with a numeric literal, by name.
+fn source_constants() -> std::collections::BTreeMap<String, f64> {
+    let mut constants = std::collections::BTreeMap::new();
+    let mut stack = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src"
+    ))];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src/ is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for line in text.lines() {
+                let Some(rest) = line.trim_start().split("const ").nth(1) else {
+                    continue;
+                };
+                let Some((name, value)) = rest.split_once(':') else {
+                    continue;
+                };
+                let literal = value
+                    .split_once('=')
+                    .and_then(|(_, v)| v.trim().strip_suffix(';'))
+                    .map(|v| v.replace('_', ""));
+                if let Some(number) = literal.and_then(|v| v.parse::<f64>().ok()) {
+                    constants.insert(name.trim().to_string(), number);
+                }
+            }
+        }
+    }
+    constants
+}
+
+/// The number that starts `text` (digits, a point, an exponent), if any.
+fn leading_number(text: &str) -> Option<f64> {
+    let end = text
+        .char_indices()
+        .find(|&(k, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || (c == '-' && k > 0)))
+        .map_or(text.len(), |(k, _)| k);
+    text[..end].trim_end_matches('.').parse().ok()
+}
+
+/// Where the docs give a named constant's value, "`NAME` = 3" or "`NAME` (1e-3", it is the source's.
+#[test]
+fn every_value_the_docs_give_a_named_constant_is_the_sources() {
+    let constants = source_constants();
+    assert!(
+        constants.contains_key("PROBE_LIMIT"),
+        "the scan finds the constants"
+    );
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let docs = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs"))
+        .expect("docs/")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .chain(
+            ["README.md", "ARCHITECTURE.md"]
+                .map(|f| std::path::PathBuf::from(format!("{}/{f}", env!("CARGO_MANIFEST_DIR")))),
+        );
+    for path in docs {
+        let text = normalized(&std::fs::read_to_string(&path).expect("a doc"));
+        for (name, value) in &constants {
+            for form in [format!("`{name}` = "), format!("`{name}` (")] {
+                for (at, _) in text.match_indices(&form) {
+                    let Some(stated) = leading_number(&text[at + form.len()..]) else {
+                        continue;
+                    };
+                    checked += 1;
+                    if stated != *value {
+                        failures.push(format!(
+                            "{}: {name} is {value}, the doc says {stated}",
+                            path.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("{checked} values the docs give named constants");
+    assert!(checked >= 5, "only {checked} values found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
