@@ -492,7 +492,7 @@ const HEADER: &str = r"# How exact each case is: the measured table
 
 Measured through the packaged FMUs by `tests/accuracy_table.rs`; do not edit by hand. Written by
 `ACCURACY_WRITE=1 cargo test --release --test accuracy_table` (with `ELASTOGAP_FMU` and
-`ELASTOGAP3_FMU` naming the FMUs, `target/fmu/` by default; a few seconds), and checked against this
+`ELASTOGAP3_FMU` naming the FMUs, `target/fmu/` by default), and checked against this
 file by the same command without `ACCURACY_WRITE`. Seed `SEED_HERE` (`tests/support/random.rs`).
 
 **Systems.** Every body 1 kg; the gap c = 1e4 N/m, d = 20 N·s/m (damping ratio 0.1), flange_a

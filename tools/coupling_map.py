@@ -10,7 +10,10 @@ rebound speed and E_loss (against the energy the body lost) at the end of the ru
 speed the body had at any communication point.
 
     .venv/bin/python tools/coupling_map.py                 # table, out/coupling/mass_error.csv, .png
-    .venv/bin/python tools/coupling_map.py --png docs/coupling/mass_error.png
+    .venv/bin/python tools/coupling_map.py --png docs/coupling/mass_error.png --csv docs/coupling/mass_error.csv
+
+The committed docs/coupling/mass_error.csv is the data of the committed plot; tests/python/
+test_coupling_map.py runs the impacts again and fails where they differ.
 
 The FMU is $ELASTOGAP_FMU, default target/fmu/ElastoGap.fmu.
 """
@@ -145,20 +148,32 @@ def plot(rows, path, ratio):
     figure.savefig(path, dpi=110)
 
 
+def rounded(rows):
+    """The rows with every number to six significant digits: what the plot shows, and what a
+    change of the FMU's behaviour, not of the arithmetic's last bits, moves."""
+    return [{k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()} for row in rows]
+
+
+def write_csv(rows, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rounded(rows))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fmu", default=os.environ.get("ELASTOGAP_FMU", str(ROOT / "target/fmu/ElastoGap.fmu")))
     parser.add_argument("--ratio", type=float, default=10.0, help="step / contact duration")
     parser.add_argument("--out", default=str(ROOT / "out" / "coupling"))
     parser.add_argument("--png", help="where the plot goes (default OUT/mass_error.png)")
+    parser.add_argument("--csv", help="where the data goes (default OUT/mass_error.csv)")
     args = parser.parse_args()
     rows, rebound, lost = run(args.fmu, args.ratio)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "mass_error.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(rows, Path(args.csv) if args.csv else out / "mass_error.csv")
     plot(rows, Path(args.png) if args.png else out / "mass_error.png", args.ratio)
     print(f"exact rebound {rebound:.9f} m/s, energy lost {lost:.9f} J")
     print(f"{'master':<13} {'m_eff/m':>8} {'rebound/exact':>14} {'E_loss/lost':>12} {'max speed':>10}")

@@ -32,5 +32,9 @@ def test_the_law_in_use_is_stable_through_a_confirmed_mass_and_not_under_delay_a
     low, high = coupling_loop.CONFIRMED
     assert coupling_loop.worst_over_range(coupling_loop.radius_holding_f_mean, three_step, low, high) < 0.9
     assert coupling_loop.radius_holding_f_next(0.9, three_step) > 1.0
+    # docs/coupling.md: "not beyond about 8 % low (g < 0.92; 1.08 at 10 % low)".
+    assert round(coupling_loop.radius_holding_f_next(0.9, three_step), 2) == 1.08
+    assert coupling_loop.radius_holding_f_next(0.92, three_step) > 1.0
+    assert coupling_loop.radius_holding_f_next(0.93, three_step) < 1.0
     # At the right mass the dead-beat law settles in two steps (radius 0).
     assert coupling_loop.radius_holding_f_mean(1.0, dead_beat) < 1e-6

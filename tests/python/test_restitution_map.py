@@ -109,5 +109,16 @@ def test_the_pages_counts_and_figures_are_the_full_maps(fmu_path):
         off = max(abs(row[columns["e_eff"]] - row[columns["value"]]) for row in rows
                   if row[columns["series"]] == f"HuntCrossley ({series})")
         assert f"{off:.2g}" in page, (label, off)
+    # "Of the laws damped by d, ElastoGap keeps the most restitution at high damping after
+    # RecurDynContact with Step damping; SpringDamper loses it first; RecurDynContact with Power
+    # damping hardly damps at all" (at 1 m/s, n = 1, the largest d).
+    top = max(row[columns["value"]] for row in rows if row[columns["parameter"]] == "d")
+    at_top = {row[columns["series"]]: row[columns["e_eff"]] for row in rows
+              if row[columns["parameter"]] == "d" and row[columns["value"]] == top
+              and row[columns["v0"]] == 1.0 and row[columns["n"]] == 1.0}
+    power, step = at_top.pop("RecurDynContact (Power)"), at_top.pop("RecurDynContact (Step)")
+    ranked = sorted(at_top, key=at_top.get, reverse=True)
+    assert power > 0.9 and step > at_top["ElastoGap"], (power, step, at_top)
+    assert ranked[0] == "ElastoGap" and ranked[-1] == "SpringDamper", at_top
     e_eff, _, _, _ = rm.impact(fmu_path, case("HuntCrossley (LankaraniNikravesh)", "e", 0.8))
     assert f"e = 0.8 gives {e_eff:.3f} with Lankarani–Nikravesh" in page, e_eff
