@@ -14,13 +14,13 @@
 //!   `dynamic/restore_*` times the restore alone to be subtracted.
 //!
 //! - `fmi3_over_fmi2` (paired only, `fmi_abi/fmi3.rs`): `fmi3DoStep` against `fmi2DoStep` on the
-//!   same kinematic step, out of contact and in contact (issue 37: at most 1.05).
+//!   same kinematic step, out of contact and in contact (at most 1.05).
 //!
 //! Which library is timed: the packaged FMU named by `$ELASTOGAP_FMU` (unpacked as an importer
 //! does), else the cdylib that `cargo bench` has just built next to this benchmark, so the numbers
 //! never belong to a stale package; for FMI 3.0, `$ELASTOGAP3_FMU`, else that cdylib when built
 //! with `--features fmi3` (it then exports both layers). `examples/bench_ratios.rs` turns the
-//! estimates into the ratios of issues 4 and 37:
+//! estimates into the ratios of the performance targets:
 //!
 //! `cargo bench --features fmi3 --bench fmi_abi && cargo run --release --example bench_ratios`
 //!
@@ -793,7 +793,7 @@ fn whole_contact(h: f64) -> Motion {
 fn bench_kinematic(c: &mut Criterion) {
     let mut group = c.benchmark_group("kinematic");
     let mut counts = serde_json::Map::new();
-    // The unchanged rows: the in-contact step of `do_step`, now one piece for any maxSubstepSize.
+    // The in-contact step of `do_step`: one piece for any maxSubstepSize.
     for substeps in SUBSTEP_COUNTS {
         let motion = relative_motion(IN_CONTACT, None);
         assert_eq!(
@@ -1436,7 +1436,7 @@ const WHOLE_CONTACT_STEPS: [(f64, &str); 3] = [(1.05, "1T"), (10.0, "10T"), (100
 /// `TOUCH_DOWN` before the contact, so it holds the contact's middle.
 const IN_CONTACT_STEP: f64 = 0.05;
 const IN_CONTACT_STEP_INDEX: u32 = 10;
-/// The issue's limits, in bare evaluations of the same law measured in the same run.
+/// The targets' limits, in bare evaluations of the same law measured in the same run.
 const WHOLE_CONTACT_LIMIT_N1: f64 = 300.0;
 const IN_CONTACT_LIMIT_N1: f64 = 50.0;
 const WHOLE_CONTACT_LIMIT_N1_5: f64 = 1000.0;
@@ -1606,7 +1606,7 @@ fn dynamic_cases(library: &Library) -> Vec<DynamicCase<'_>> {
             let reference = integrate_dynamics(&law, master, dynamics(1e-12), h);
             let impulse_error = (step.integral.impulse - reference.integral.impulse).abs()
                 / reference.integral.impulse.abs();
-            // Reported against the issue's 1e-6 (bench_ratios); only a gross error stops the run.
+            // Reported against the target's 1e-6 (bench_ratios); only a gross error stops the run.
             assert!(
                 impulse_error <= 1e-4,
                 "{id}: impulse error {impulse_error:e}"

@@ -1,4 +1,4 @@
-//! The performance targets of issue 4, from the estimates that `benches/fmi_abi.rs` left in
+//! The performance targets, from the estimates that `benches/fmi_abi.rs` left in
 //! `target/criterion/<group>/<bench>/new/estimates.json`:
 //!
 //! `cargo bench --bench fmi_abi && cargo run --release --example bench_ratios`
@@ -16,9 +16,8 @@
 //! Targets:
 //! 1. a kinematic `fmi2DoStep` in contact with no switch (n = 1, one smooth stretch) costs at most
 //!    2x the 3 law evaluations it cannot do without: the 3 Gauss points for `f_mean` over the step
-//!    (`f_next` is made only when a master reads it). (It was "per substep of a 100-substep step /
-//!    3 evaluations"; with n = 1 the FMU now integrates one Gauss piece per smooth stretch whatever
-//!    `maxSubstepSize`, so the step, not the substep, is the unit.)
+//!    (`f_next` is made only when a master reads it). The step, not the substep, is the unit: with
+//!    n = 1 the FMU integrates one Gauss piece per smooth stretch whatever `maxSubstepSize`.
 //! 2. a whole `fmi2DoStep` with 10 substeps is no slower than the C baseline with 10 substeps;
 //! 3. instantiate + setupExperiment + enter/exitInitializationMode + freeInstance costs no more
 //!    than 1,000 pieces at the floor (3,000 bare evaluations).
@@ -34,7 +33,7 @@
 //! The dynamic rows restore an FMU state before every step (so every timed step is the same one);
 //! the restore alone is timed beside it and subtracted.
 //!
-//! FMI 3.0 (issue 37), paired only:
+//! FMI 3.0, paired only:
 //! 7. `fmi3DoStep` over `fmi2DoStep` on the same kinematic step, out of contact and in contact
 //!    (one closed-form piece, `maxSubstepSize` = 0.1 ms): at most 1.05. The same step in contact
 //!    with early return allowed (no switch in the step) is shown beside it, without a limit.
@@ -286,7 +285,7 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// `fmi3DoStep` against `fmi2DoStep` on the same step, paired (issue 37's target 7).
+/// `fmi3DoStep` against `fmi2DoStep` on the same step, paired (target 7).
 fn fmi3_over_fmi2(paired: &serde_json::Value) -> Result<(), String> {
     println!("\nfmi3DoStep / fmi2DoStep on the same kinematic step (H = 1 ms), paired: median [quartiles].\n");
     let Some(pairs) = paired.get("fmi3_over_fmi2").and_then(|v| v.as_object()) else {

@@ -1,11 +1,11 @@
-//! Convergence study of the FMU's internal substepping (issue 3), through the packaged FMU:
-//! the single-mass impact and the MSL ElastoGap example at several communication steps, for a
-//! naive coupling, `f_mean` from the FMU's own acceleration estimate, and `f_mean` with input
+//! Convergence study of the FMU's internal substepping, through the packaged FMU: the
+//! single-mass impact and the MSL ElastoGap example at several communication steps, for a naive
+//! coupling, `f_mean` from the FMU's own acceleration estimate, and `f_mean` with input
 //! derivatives; then the single-mass impact with the contact's own dynamics inside the step
 //! (parameter `m_eff`), at steps from 0.1 to 100 contact durations, for a Gauss-Seidel master
 //! (holds `f_mean`) and a Jacobi master (holds the `f_next` read before the step), with the mass
-//! known (`m_eff = 1`) and unknown (`m_eff = 0`, the FMU estimates it). Accuracy, not time: run it with
-//! `cargo run --release --example convergence [-- --fmu target/fmu/ElastoGap.fmu]`.
+//! known (`m_eff = 1`) and unknown (`m_eff = 0`, the FMU estimates it). Accuracy, not time: run it
+//! with `cargo run --release --example convergence [-- --fmu target/fmu/ElastoGap.fmu]`.
 
 #[path = "../tests/support/mod.rs"]
 mod support;

@@ -17,10 +17,9 @@
 #     cofmupy requires fmpy 0.3.20, .venv has 0.3.32. About 0.9 GB (streamlit, pyarrow, scikit-learn).
 #   - fmi-sim, the Rust port of fmusim from crates.io (tests/python/test_fmi_sim.py runs the FMU with
 #     it), at the pinned version below, with `cargo install --locked --debug` into cargo's bin folder,
-#     once per machine. It compiles about 200 crates, Apache Arrow among them. Unoptimized, that took
-#     4.7 minutes of CPU time (11 minutes on the 2-core build machine while other builds ran) against
-#     14.9 (23.5) for a release build, and the tests' runs take 1-3 s instead of 0.5 s. This script's
-#     own install into an empty cargo home, download included: 530 s on that machine.
+#     once per machine. It compiles about 200 crates, Apache Arrow among them: unoptimized, because a
+#     release build costs several times the compile time while the tests' runs of the unoptimized
+#     tool still take only seconds.
 #   - fmusim, the FMI project's reference simulator, twice (tests/python/test_fmusim*.py run both):
 #     fmusim 0.7.0 (the Rust tool, `fmusim simulate ...`) and fmusim-c 0.0.39 (the last C release),
 #     built by ../shared/tools/fmusim/build.sh from the sources there into

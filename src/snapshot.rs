@@ -18,67 +18,8 @@ pub use layout::INTERFACE_SLOT;
 use layout::{visit, FIELD_COUNT, FINGERPRINT_SLOTS};
 
 const MAGIC: &[u8; 8] = b"EGAPFMU2";
-/// 2: the interface and the contact at the last event (Model Exchange) were added.
-/// 3: the effective mass, the tolerance and the co-simulation coupling (owed motion, external
-/// acceleration history, contact episode, mass estimate, `f_next`) were added.
-/// 4: whether the master reads `f_next` was added (the prediction is made when it is first read).
-/// 5: the force law's choice and parameters, and the touch-down speed of the last contact.
-/// 6: the Gap Force's parameters and the fingerprint of its tables; the friction's parameters,
-/// the tangential velocity and the mean friction force of the last step.
-/// 7: the port energy, the passivity controller's part of `f_next`, whether the episode's mass
-/// disagreement was reported, and whether the correction is planned dead-beat; the flag of a
-/// first contact to correct became that of a contact to replay with a newly adopted mass; the
-/// origin of Model Exchange's port energy; whether the inputs were set, the initial motion
-/// until the first step, the force the master held over the last step, and whether it reads
-/// `f_mean`; whether an answer confirmed the mass, and whether the correction is robust.
-/// 8: the correction's pace (in the slot of the dead-beat flag, 0 to 2), the correction plan
-/// after the `f_next` made last, the probe without a mass (pending, unclear answers, the impulse
-/// and dissipation it held back), the master's motion at the step before the last and the force
-/// it held then, and the port energy had the master held `f_next`.
-/// 9: whether `f_next` had been read before the last step, and what probes whose answer is
-/// still to come held back.
-/// 10: whether a clear answer told which force the master holds.
-/// 11: the least mass the last probe's answer allowed (it sizes the next probe), and how far the
-/// external acceleration's linear extrapolation missed the newest mean, and a probe's rough answer
-/// waiting for confirmation (mass, doubt, force).
-/// 12: whether the contact episode's external acceleration was measured, and an answer given
-/// while none was known (force and velocity change per second), waiting for a second one.
-/// 13: the master's last answers the mass is fitted to (times, positions, velocity changes per
-/// second, forces, count), and the speed fuse's scale and the last free step's external
-/// acceleration.
-/// 14: the tangential plane: the slip velocity's and the mean tangential force's second
-/// components (y; the x ones in the slots of format 13's v_t and f_t_mean), the friction's
-/// stick-slip (maxStictionDeformation, Model Exchange's sticking and on-the-circle modes, the
-/// deformation, the tangential port's account), and the Gap
-/// Force's tangential dampers (d_x, d_y, n_x, n_y, preload_x, preload_y).
-/// 15: the master's answers in the tangential plane (four windows: x and y against the step's
-/// force and against the step before's; the last step's start, size and slip; the last three
-/// steps' forces; the latest two velocity changes per second; the steps recorded; whether the
-/// master answered the last step and the one before; the tangential mass they told, whether the
-/// master holds the step before's force, a disagreeing fit waiting to be told again, the slip
-/// the last step predicted, and the answers in a row that missed it).
-/// 16: the mass the probes held so far take for granted, and the parameter `heldForce`.
-/// 17: what the port had received when the contact last settled, in the first of the slots of
-/// format 13's answer window that no part of the model keeps.
-/// 18: the instants the flanges' positions were given for, and whether a probe's answer showed
-/// a prescribed motion, and the last step's impulse along the motion where it probed, the mean
-/// force given for the step before the last, and the port's work the probes held back.
-/// 19: whether the last step only grazed a contact new to the master, the port's account had the
-/// master held `f_mean` one step late, whether the answers showed it does, and whether the step
-/// before the last grazed.
-/// 20: whether the last free step's external acceleration was measured, the largest
-/// acceleration by which the master's displacement missed the port bound's prediction, a cut for
-/// want of a reading waiting to be reported, and whether the user was told to name the force
-/// the master holds.
-/// 21: the mean positions of the last two external acceleration means, and how far the newest
-/// lay from the acceleration linear in the position through the two before it.
-/// 22: how much the external acceleration changed per step before the contact episode.
-/// 23: whether that change was measured.
-/// 24: the least force a probe's silent answer would have answered had the master held it in
-/// time.
-/// 25: whether a contact's first answer left a late `f_mean` and `f_next` undecided.
-/// 26: whether an answer left a master suspected of holding `f_mean` one step late.
-/// 27: the last three answers without a mass, and the force each reading held over them.
+/// The version of the format `layout` describes: the header, then one `f64` per slot in its
+/// order. This FMU writes and reads this format only; a buffer of any other version is refused.
 const FORMAT_VERSION: u32 = 27;
 pub const SERIALIZED_SIZE: usize = MAGIC.len() + 4 + FIELD_COUNT * 8;
 /// The bytes before the first slot: the magic and the format version.
@@ -182,11 +123,12 @@ fn coupling_is_consistent(model: &ElastoGap) -> bool {
     // An adopted mass estimate was published first.
     let unpublished_adopted = c.mass_estimate > 0.0 && c.last_estimate == 0.0;
     // So was one waiting to be adopted, when it was made: adopted from a corrupt state, an
-    // unpublished one would couple the step through a mass no output shows (found by
-    // fuzz/deserialize_state).
+    // unpublished one would couple the step through a mass no output shows
+    // (fuzz/deserialize_state feeds `read` such states).
     let unpublished_candidate = c.candidate.estimate > 0.0 && c.last_estimate == 0.0;
-    // What a probe held back is the contact's own impulse: a force its law can give (found by
-    // fuzz/deserialize_state: a pulling rest under ElastoGap was delivered as a pulling f_mean).
+    // What a probe held back is the contact's own impulse: a force its law can give (a pulling
+    // rest under ElastoGap would be delivered as a pulling f_mean; fuzz/deserialize_state feeds
+    // `read` such states).
     let may_pull =
         ForceLaw::from_index(model.parameters.options.force_law).is_none_or(ForceLaw::may_pull);
     let pulling_rest = [c.probe_rest.0, c.probe_rest_waiting.0]
@@ -196,7 +138,8 @@ fn coupling_is_consistent(model: &ElastoGap) -> bool {
 }
 
 /// The heat port's mean flow is what a step leaves: heat only leaves the gap, and none without
-/// the heat port; it is an output from the restore on (found by fuzz/deserialize_state).
+/// the heat port; it is an output from the restore on (fuzz/deserialize_state feeds `read`
+/// states that break this).
 fn heat_flow_is_a_steps(model: &ElastoGap) -> bool {
     let q = model.q_flow_mean;
     q <= 0.0 && (model.parameters.use_heat_port || q == 0.0)
@@ -223,7 +166,7 @@ fn check_variables(model: &ElastoGap) -> Result<(), String> {
 
 /// The stiction deformation lies in its circle (0 without stick-slip), and the tangential port
 /// dissipated no more than it received: restored outside, the next event would move the state
-/// where no motion took it (found by fuzz/deserialize_state).
+/// where no motion took it (fuzz/deserialize_state feeds `read` such states).
 fn check_stiction(model: &ElastoGap) -> Result<(), String> {
     let delta = model.parameters.friction.max_stiction_deformation;
     let [received, dissipated] = model.tangential_account;

@@ -571,8 +571,8 @@ pub fn by_value_reference(value_reference: u32) -> Option<&'static Variable> {
 }
 
 /// The row in `VARIABLES` of each value reference (`u8::MAX` where none has it), built at compile
-/// time: every value an importer gets or sets is looked up, and a search of the table cost a step
-/// with supplied input derivatives more than its integration.
+/// time: every value an importer gets or sets is looked up, and a search of the table would cost
+/// a step with supplied input derivatives more than its integration.
 const ROW_OF_VALUE_REFERENCE: [u8; VALUE_REFERENCE_BOUND] = {
     assert!(VARIABLES.len() < u8::MAX as usize);
     let mut rows = [u8::MAX; VALUE_REFERENCE_BOUND];

@@ -1,4 +1,4 @@
-//! Issue 45's measured accuracy table, `docs/accuracy-table.md`: step over contact duration
+//! The accuracy table, `docs/accuracy-table.md`: step over contact duration
 //! (0.1, 1, 3, 10) × system (lone, on a spring, driven, a second body behind) × the `m_eff` the gap
 //! is given (right, 0, 2×) × master (Gauss–Seidel on `f_mean`, Jacobi on `f_next`, and the FMI 3.0
 //! FMU returning early under Gauss–Seidel), each cell the body's position error after the contact
@@ -53,7 +53,7 @@ const LOW: f64 = 0.05;
 const HIGH: f64 = 0.95;
 /// Below this share of the stroke a position error is noise, shown as a bound.
 const NOISE: f64 = 1e-6;
-/// The cells a reader should look at (issue 35's bounds; 5 % of the stroke).
+/// The cells a reader should look at (the contract's energy bounds; 5 % of the stroke).
 const ENERGY_BOUND: f64 = 1.1;
 const ENERGY_BOUND_OFF: f64 = 10.0;
 const POSITION_BOUND: f64 = 0.05;
@@ -439,7 +439,7 @@ fn significant(x: f64, digits: i32) -> String {
     format!("{x:.*}", (digits - 1 - magnitude).max(0) as usize)
 }
 
-/// The bound on a cell's energy ratio: issue 35's, looser where the gap is given a wrong mass.
+/// The bound on a cell's energy ratio: the contract's, looser where the gap is given a wrong mass.
 fn energy_bound(case: &Case) -> f64 {
     if case.given == MassGiven::Right {
         ENERGY_BOUND

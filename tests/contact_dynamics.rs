@@ -171,8 +171,7 @@ fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
     // energy than the drop. With Gauss–Seidel up to 5 contact durations, and with Jacobi up to 2,
     // the flights go on and never gain energy. With Jacobi from 5 contact durations the first
     // steps, one behind, let the ball through the floor and it is not taken back out; at 10 the
-    // Gauss–Seidel ball keeps too little energy for a third flight (printed, not asserted:
-    // issue 19, still open).
+    // Gauss–Seidel ball keeps too little energy for a third flight (printed, not asserted).
     for ratio in [1.0, 2.0, 5.0, 10.0] {
         let h = ratio * t_c;
         // A second of bounces: the first contact is corrected over a few steps, and at least two
@@ -258,10 +257,10 @@ fn a_bouncing_body_of_unknown_mass_never_gains_energy_and_its_mass_is_found() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// The issue's bound, 2 % of the stroke at every communication point. At 3ed4f29 the Gauss–Seidel
-/// master at 10 ms misses it (2.06 %): the worst point is the one right after a contact step, where
-/// half of the mid-step impulse's position offset is still to be corrected (the dead-beat
-/// correction takes two steps).
+/// The bound, 2 % of the stroke at every communication point, and 5 % at 10 ms: there the
+/// Gauss–Seidel master's worst point is the one right after a contact step, where half of the
+/// mid-step impulse's position offset is still to be corrected (the dead-beat correction takes two
+/// steps).
 #[test]
 fn a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
     let fmu = Fmu::load_default();
@@ -326,7 +325,7 @@ fn a_driven_body_on_a_spring_against_a_stiff_stop_follows_the_exact_motion() {
                 worst * 1e3,
                 100.0 * worst / stroke
             );
-            // Issue 35's limits: 2 % of the stroke at 1 and 5 ms, 5 % at 10 ms.
+            // The limits: 2 % of the stroke at 1 and 5 ms, 5 % at 10 ms.
             let limit = if h > 5e-3 { 0.05 } else { 0.02 };
             if worst > limit * stroke {
                 failures.push(format!(
@@ -459,7 +458,7 @@ fn the_port_energy_is_the_held_forces_work_and_e_loss_ends_equal_to_it() {
 /// that step is delivered all the same: with the mass given and without one, `E_loss` ends exact
 /// and `E_port` ends the master's own count, and the rebound is exact but where the port's bound
 /// cuts it (below); without a mass (the probe) the body
-/// is never faster than 3 times its impact speed (issue 19's bound for a mass not given). Before
+/// is never faster than 3 times its impact speed (the bound for a mass not given). Before
 /// this master's kind is told, `E_port` follows `f_mean` (docs/coupling.md), so only its end is
 /// asserted; with the mass given the first steps' correction is one step late (printed).
 #[test]
@@ -521,9 +520,9 @@ fn a_first_step_contact_under_a_master_that_reads_after_each_step_is_delivered()
 
 /// A wrong `m_eff` (half or twice the mass) with the contact away from 0 (`s_rel0` = 2 mm), under
 /// every ordering of the master: the rebound and `E_loss` end exact. With `s_rel0` off 0, a free
-/// step's force came out at rounding level (1e-15 N) instead of 0; its empty answer confirmed the
-/// given `m_eff` before any contact had tested it, and with `m_eff` twice the mass the contact then
-/// left the body at 6 % of its rebound speed (cofmupy found it).
+/// step's force may come out at rounding level instead of 0; such an empty answer must not confirm
+/// the given `m_eff` before any contact has tested it, or with `m_eff` twice the mass the contact
+/// leaves the body at a small fraction of its rebound speed.
 #[test]
 fn a_wrong_mass_against_a_contact_away_from_zero_is_learned_under_every_master() {
     let fmu = Fmu::load_default();
@@ -575,7 +574,7 @@ fn a_wrong_mass_against_a_contact_away_from_zero_is_learned_under_every_master()
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// Issue 45's driven stop at 1 ms over a seeded random range: a body of 0.2 to 5 kg on a spring
+/// The driven stop at 1 ms over a seeded random range: a body of 0.2 to 5 kg on a spring
 /// to ground (free period 0.2 to 1 s), driven at 0.8 to 1.2 times its resonance into a stop
 /// (contacts of [`T_C_RANGE`], so the step is 0.1 to 1 contact duration; damping ratio 0.05 to
 /// 0.5), the gap given the right `m_eff`, under every ordering of the units: positions at every

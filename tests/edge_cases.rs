@@ -850,7 +850,7 @@ fn grazing_and_hair_thin_contacts() {
             tolerance: 1e-6,
         }),
         // One substep covers the whole 8.4e-8 s contact: the 3-point Gauss rule on
-        // (1 - x^2)^1.5 gives 1.1703 for 3 pi/8 = 1.1781, 0.69 % low (measured: 0.689 %).
+        // (1 - x^2)^1.5 gives 1.1703 for 3 pi/8 = 1.1781, 0.69 % low.
         OneStep::new(
             "dip 2^-40 m deep, n = 1.5",
             Law { n: 1.5, ..SPRING },

@@ -1,4 +1,4 @@
-//! Issue 10: every normal force law of `forceLaw`, through the packaged FMU, against a reference
+//! Every normal force law of `forceLaw`, through the packaged FMU, against a reference
 //! computed here another way (`tests/support/laws.rs`: the laws written out again from their
 //! definitions, an RK4 integration at 1 µs with the lift-off located). A 1 kg body arrives at a
 //! fixed housing at 1 m/s (c = 1e4 N/m, d = 20 N.s/m, n = 1 and 1.5, d_max = 1e-3 m, e = 0.8,
@@ -22,7 +22,7 @@ const D_MAX: f64 = 1e-3;
 const E: f64 = 0.8;
 const REFERENCE_STEP: f64 = 1e-6;
 
-/// Every law, with the settings of the issue; RecurDyn's own defaults (`n_d` = 1, `rdf` = 0.001)
+/// Every law, with the settings above; RecurDyn's own defaults (`n_d` = 1, `rdf` = 0.001)
 /// and once with `rdf` = 1 (no rebound factor); the Gap Force at its defaults (`n_v` = 1, its range
 /// the one-sided contact `s_rel < s_rel0`) and with a nonlinear damper.
 const CASES: [LawCase; 10] = [

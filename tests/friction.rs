@@ -41,7 +41,7 @@ impl Law {
         }
     }
 
-    /// mu(v) from the definitions of issue 10.
+    /// mu(v) from MSC Adams' and RecurDyn's definitions.
     fn mu(self, v: f64) -> f64 {
         let speed = v.abs();
         let sign = v.signum();
@@ -633,7 +633,7 @@ fn a_sticking_contact_creeps_at_most_the_stiction_deformation_and_then_holds() {
 
 #[test]
 fn the_stick_slip_oscillator_slips_when_and_where_the_located_reference_does() {
-    // Issue 20's example under a Gauss–Seidel master, the gap first. The slip is the master's
+    // The classic example under a Gauss–Seidel master, the gap first. The slip is the master's
     // input; once its answers tell the block's mass (within six steps), the friction is
     // integrated through it, and the onsets are those of the reference to the communication
     // step's resolution. tests/stick_slip.rs sweeps other oscillators, steps and masters.

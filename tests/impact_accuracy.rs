@@ -1,5 +1,5 @@
-//! Accuracy of the internal substepping on the single-mass impact (issue 3), through the packaged
-//! FMU, against a high-accuracy solution computed in the test without the FMU.
+//! Accuracy of the internal substepping on the single-mass impact, through the packaged FMU,
+//! against a high-accuracy solution computed in the test without the FMU.
 
 mod support;
 
@@ -28,16 +28,16 @@ fn reference_solution_is_converged() {
         "{lost} vs {}",
         fine.dissipated
     );
-    // The figures quoted in issue 3.
+    // The impact's known rebound coefficient and dissipated energy.
     assert!((fine.restitution - 0.7586).abs() < 1e-4);
     assert!((fine.dissipated - 0.2122).abs() < 1e-4);
 }
 
 /// Largest relative errors allowed: rebound at 1 ms, E_loss at 1 ms, rebound at a tenth of the
-/// contact. Issue 3 asks for 0.1 %, 0.5 % with derivatives (1 % without) and 1 %. The FMU's own
+/// contact. The requirement is 0.1 %, 0.5 % with derivatives (1 % without) and 1 %. The FMU's own
 /// mid-step acceleration estimate does much better than that, and the bounds guard it; an
 /// instantaneous acceleration supplied by the master is used as given (the standard's input
-/// polynomial), which is less suited to a force held over the step, so it gets the issue's bounds.
+/// polynomial), which is less suited to a force held over the step, so it gets the required bounds.
 fn bounds(coupling: ImpactCoupling) -> (f64, f64, f64) {
     match coupling {
         ImpactCoupling::MeanForce => (0.6e-3, 2e-3, 2e-3),

@@ -2394,11 +2394,10 @@ fn step_integral_across_contact_start_and_end() {
     );
 }
 
-/// Regression: in contact, where `v_rel` passes through 0 at the deepest compression, the damper
-/// leaves its lower bound, is linear for a short time and reaches its upper bound (`f` from
-/// `2 f_c` to 0). When that window lay inside one substep, away from the substep's start, middle
-/// and end, both switches were missed and f_mean was off by 4.7 % (first case) and 1.9 %
-/// (second case).
+/// In contact, where `v_rel` passes through 0 at the deepest compression, the damper leaves its
+/// lower bound, is linear for a short time and reaches its upper bound (`f` from `2 f_c` to 0).
+/// That window may lie inside one substep, away from the substep's start, middle and end, where no
+/// sample sees it: both switches must still be found, or f_mean is off by per cent.
 #[test]
 fn damper_bound_switching_twice_inside_one_substep() {
     let fmu = Fmu::load_default();
@@ -2552,12 +2551,12 @@ fn heat_flow_is_the_negative_mean_dissipated_power() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Regressions found by fuzzing the C ABI (fuzz/)
+// Inputs from fuzzing the C ABI (fuzz/)
 // ---------------------------------------------------------------------------------------------
 
 /// At a large time the relative slack on the communication point exceeds a short last step; a
 /// step restated at the previous step's start must be refused, not run with a zero time
-/// difference in the acceleration estimate (which gave NaN outputs under fmi2OK). A step too
+/// difference in the acceleration estimate (which would give NaN outputs under fmi2OK). A step too
 /// small to advance the time in double precision is refused too.
 #[test]
 fn steps_that_restart_at_the_last_step_start_or_do_not_advance_time_are_refused() {
@@ -2680,10 +2679,10 @@ fn a_refused_set_changes_none_of_its_values() {
     assert_eq!(inst.real("d"), 20.0);
 }
 
-/// Found by fuzz/deserialize_state: a serialized state whose step ended with a finite f but an
-/// infinite lossPower (the bounded damper force near the largest double times v_rel) was stepped
-/// with fmi2OK, and the outputs then could not be read. Every step fmi2DoStep accepts must leave
-/// all outputs and locals readable.
+/// A serialized state from fuzz/deserialize_state whose step ends with a finite f but an infinite
+/// lossPower (the bounded damper force near the largest double times v_rel): stepped with fmi2OK,
+/// it would leave outputs that cannot be read. Every step fmi2DoStep accepts must leave all
+/// outputs and locals readable.
 #[test]
 fn every_step_accepted_from_a_fuzzed_state_leaves_readable_outputs() {
     let accepted = steps_from_a_fuzzed_state(
@@ -2696,9 +2695,9 @@ fn every_step_accepted_from_a_fuzzed_state_leaves_readable_outputs() {
     );
 }
 
-/// Found by fuzz/deserialize_state after E_port was added: from this state a step was accepted
-/// with fmi2OK that left E_port (the sum of held force times displacement) infinite, and it could
-/// not be read. A step whose port energy is not finite is now refused, like one whose E_loss is not.
+/// A state from fuzz/deserialize_state from which a step would leave E_port (the sum of held force
+/// times displacement) infinite, and unreadable: a step whose port energy is not finite is
+/// refused, like one whose E_loss is not.
 #[test]
 fn every_step_accepted_from_a_state_near_the_port_energys_range_leaves_it_readable() {
     steps_from_a_fuzzed_state(
@@ -2707,10 +2706,10 @@ fn every_step_accepted_from_a_state_near_the_port_energys_range_leaves_it_readab
     );
 }
 
-/// Found by fuzz/deserialize_state: from this state a step of a law that is not piecewise affine
-/// met a piece whose damper bound switched three times (on each side of the turn of v_rel and once
-/// after it); the integration indexed past its kinks and panicked, and fmi2DoStep returned
-/// fmi2Fatal. Every step from it must now be an ordinary one.
+/// A state from fuzz/deserialize_state from which a step of a law that is not piecewise affine
+/// meets a piece whose damper bound switches three times (on each side of the turn of v_rel and
+/// once after it): the integration must take every kink of the piece rather than panic into
+/// fmi2Fatal, and every step from it is an ordinary one.
 #[test]
 fn a_state_whose_step_has_three_kinks_in_one_piece_steps() {
     let accepted = steps_from_a_fuzzed_state(

@@ -146,8 +146,9 @@ fn a_body_met_in_the_first_step_without_a_mass_stays_within_the_bound() {
 
 /// The same bodies given half or twice their mass: the first answer cannot tell the late `f_mean`
 /// from the `f_next` of nothing read before the step, and the second, through a mass twice off,
-/// fits neither reading several times better than the other. Read as holding `f_next`, a
-/// 0.19 kg body given 0.38 kg was read as 0.92 kg and thrown out at 164 times its energy.
+/// fits neither reading several times better than the other. Read as holding `f_next`, a body
+/// given twice its mass would be read as several times its mass and thrown out with many times its
+/// energy.
 #[test]
 fn a_body_met_in_the_first_step_with_a_wrong_mass_stays_within_the_bound() {
     let fmu = Fmu::load_default();

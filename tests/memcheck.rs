@@ -26,7 +26,7 @@ const CHILD_ENV: &str = "ELASTOGAP_MEMCHECK_CHILD";
 /// valgrind's exit status when it found errors, leaks of the checked kinds included; distinct
 /// from the 101 of a failed Rust test so the parent can tell the two apart.
 const VALGRIND_FOUND_ERRORS: i32 = 97;
-/// The figure for both workloads.
+/// The cycles of each workload.
 const CYCLES: usize = 100_000;
 const STEP: f64 = 1e-3;
 
@@ -256,7 +256,7 @@ impl Parameters {
         ok(inst.set_boolean(&[vr(Var::UseHeatPort)], &[self.use_heat_port]));
         // The workload prescribes the motion, jumping between steps: so it says (heldForce =
         // None). Left at Auto, the port's bound cuts the forces of the model the FMU fits to it,
-        // and the steps are 50 times slower (docs/coupling.md).
+        // and the steps are far slower (docs/coupling.md).
         ok(inst.set_integer(&[vr(Var::HeldForce)], &[4]));
     }
 }

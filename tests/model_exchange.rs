@@ -430,8 +430,8 @@ fn openmodelica_call_sequence_is_accepted() {
 }
 
 /// A solver locates a contact event a rounding error before or after `s_rel0`. At the event,
-/// `contact` must already take the side the motion heads to: found by FMPy's CVode, which
-/// returned roots just short of the crossing, leaving `contact` false through a whole contact.
+/// `contact` must already take the side the motion heads to: FMPy's CVode returns roots just short
+/// of the crossing, which would otherwise leave `contact` false through a whole contact.
 #[test]
 fn contact_at_a_located_root_follows_the_direction_of_motion() {
     let fmu = Fmu::load_default();

@@ -1,4 +1,4 @@
-//! Issue 45, item 2: without a mass, where plain substepping along the master's motion is already
+//! Without a mass, where plain substepping along the master's motion is already
 //! right, the FMU does no harm. At steps up to half a contact, each body's position after a contact
 //! is no further from the exact motion than under `heldForce` = None (the motion taken as
 //! prescribed) under the same master, plus 1 % of the stroke, wherever None is safe (its bodies'
@@ -14,9 +14,8 @@
 //! units at once (it held the probe a step late and nothing over the step before the answer, and
 //! the replayed contact restores the position those two steps owe); and a body on a spring to
 //! ground met after three free steps, whose means show the acceleration linear in the position,
-//! under every master. The whole requirement is issue
-//! 45's acceptance, not met yet (`-- --ignored`). `NO_HARM_ONLY=<case>` prints that case's runs
-//! point by point.
+//! under every master. The whole requirement is not met yet (`-- --ignored`).
+//! `NO_HARM_ONLY=<case>` prints that case's runs point by point.
 
 mod support;
 

@@ -1,4 +1,4 @@
-//! The seeded random stress sweep of issues 35 and 45, through the packaged FMU
+//! The seeded random stress sweep, through the packaged FMU
 //! (`Fmu::load_default`): `SAFETY_SYSTEMS` systems (default 600), each a lone body, a body on a spring to ground driven
 //! near its resonance, a body under gravity toward the stop, or a body with a second one behind
 //! it on a spring; mass 0.05 to 20 kg, c = 1e4 to 1e8 N/m, damping ratio 0.02 to 0.5, approach
@@ -25,7 +25,7 @@
 //! The criterion, with `r_k = E_cosim(t_k) / (max_j E_exact(t_j) + 1e-9*E_0)` (the exact run's
 //! largest energy over the whole run): no value non-finite, no call failing, `r_k <= 1.1` at every
 //! point where `m_eff` is right, and `r_k <= 10` at every point where it is 0 or off (0.5x, 2x).
-//! That is issue 45's bound: the bodies never hold more energy than the exact system ever does,
+//! That is the contract's bound: the bodies never hold more energy than the exact system ever does,
 //! by more than these factors. The report also counts the runs that
 //! exceed 1.1 times the exact energy at the neighbouring points `t_{k-1}..t_{k+1}` alone
 //! ("tracking"): that judges phase as well, and a Jacobi master holds a contact's impulse a step
@@ -38,7 +38,7 @@
 //! run stays bounded (no failed call, nothing non-finite, no energy above [`PEAK_BOUND`] times the
 //! exact run's largest) and that no run with the right mass warns of another, under masters that
 //! read the force they hold and under masters that read every output (FMPy's `simulate_fmu`,
-//! cofmupy); on request, the issue's criterion above for the
+//! cofmupy); on request, the criterion above for the
 //! first, which fails on any failed run unless `SAFETY_REPORT_ONLY=1`:
 //! `cargo test --release --test safety_sweep -- --ignored --nocapture`. One system or
 //! master on request: `SAFETY_ONLY=<index>` (which also prints the run step by step),
@@ -640,7 +640,7 @@ fn safety_sweep_random_systems_gain_no_energy() {
 }
 
 /// A master that steps every unit at once with `f_mean` connected (OMSimulator's default master
-/// does) holds each step's `f_mean` over the step after it: measured, not yet judged (issue 45).
+/// does) holds each step's `f_mean` over the step after it: measured, not yet judged.
 /// `cargo test --release --test safety_sweep late -- --ignored --nocapture`.
 #[test]
 #[ignore = "measured only: cargo test --release --test safety_sweep late -- --ignored --nocapture"]

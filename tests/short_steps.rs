@@ -348,7 +348,7 @@ fn a_contact_pressed_and_held_still_holds_the_laws_force_at_short_steps() {
 }
 
 /// A lone body given its right mass is never told otherwise, at any step from a hundredth to a
-/// contact duration: its answers are exact. (A fit of the last answers once talked a Jacobi
+/// contact duration: its answers are exact. (A fit of the last answers must not talk a Jacobi
 /// master's body at a tenth of a contact down to half its mass.)
 #[test]
 fn a_lone_body_given_its_right_mass_draws_no_warning() {

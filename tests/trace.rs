@@ -1,6 +1,6 @@
 //! The behaviour trace: a broad set of runs through the packaged FMU whose every output is kept,
 //! bit for bit, as one hash per run in `tests/data/trace.txt`. A change meant to move code and
-//! not behaviour (issue 36) must leave every hash as it was:
+//! not behaviour must leave every hash as it was:
 //! `cargo test --release --test trace`. After a change that is meant to alter behaviour, write
 //! the file anew with `TRACE_WRITE=1 cargo test --release --test trace` and say why in the commit.
 //!
@@ -8,7 +8,7 @@
 //! the three masters, for every force law (and the Gap Force's table), `m_eff` 0, right and off,
 //! `heldForce` Auto and told, reading the held force only or every output, with and without
 //! friction on a prescribed slip; the MSL example under every coupling of the demo and as Model
-//! Exchange (Dormand–Prince with event location); issue 20's stick–slip under the three masters;
+//! Exchange (Dormand–Prince with event location); the classic stick–slip under the three masters;
 //! and every fuzz seed of `fmi2DeSerializeFMUstate`, stepped after it is restored. Each run ends
 //! with its state as `fmi2SerializeFMUstate` writes it.
 
@@ -468,7 +468,7 @@ fn demo_traces(fmu: &Arc<Fmu>, traces: &mut BTreeMap<String, Trace>) {
     }
 }
 
-/// Issue 20's stick–slip under the three orderings.
+/// The classic stick–slip under the three orderings.
 fn stick_slip_traces(fmu: &Arc<Fmu>, traces: &mut BTreeMap<String, Trace>) {
     for order in [Order::GapFirst, Order::BodiesFirst, Order::Jacobi] {
         let run = OSCILLATOR.cosimulate(fmu, 1e-3, 3.0, order);

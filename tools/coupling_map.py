@@ -129,7 +129,7 @@ def plot(rows, path, ratio):
 
     for axis in axes:
         axis.xaxis.set_minor_formatter(NullFormatter())
-    # The bands: rebound and E_loss within 1 %, speed at most 3x the impact speed. An m_eff
+    # The acceptance bands: rebound and E_loss within 1 %, speed at most 3x the impact speed. An m_eff
     # within 10 % of the body's mass is kept, not replaced by the master's answer: those points
     # fall outside the band, and the axes show them.
     for axis in axes[:2]:

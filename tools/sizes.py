@@ -20,7 +20,7 @@ FUNCTION_LIMIT = 80
 LISTED_FROM = 60
 
 # Functions left longer, each with its reason: one `match` over the variable table (its length is
-# the table's, and a split would only scatter it), or a hot loop whose split measured slower.
+# the table's, and a split would only scatter it), or a hot loop that runs slower split.
 EXCEPTIONS = {
     "src/model/access.rs::value": "one match over the variable table, an arm per variable",
     "src/step/dynamic.rs::affine_stretch": "the closed form's sampling loop with its event location "

@@ -21,7 +21,7 @@ use super::{
 };
 
 const OK3: fmi3::fmi3Status = fmi3::fmi3Status_fmi3OK;
-/// The limit: `fmi3DoStep` over `fmi2DoStep` on the same step.
+/// The target's limit: `fmi3DoStep` over `fmi2DoStep` on the same step.
 pub const LIMIT: f64 = 1.05;
 
 enum Loaded3 {

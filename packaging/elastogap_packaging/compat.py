@@ -58,7 +58,7 @@ REFERENCE_VARIABLES = ("s_rel", "v_rel", "contact", "f", "f_c", "f_d", "lossPowe
 LAW_PARAMETERS = ("c", "d", "s_rel0", "n", "s_ref", "f_ref")
 # Relative to each column's largest magnitude (at least 1 in its unit): the inputs are written to
 # round-trip, the importers interpolate them at the rows, and the FMU's extrapolation over a step
-# adds a few roundings; 2.2e-16 was the most measured.
+# adds a few roundings of about 1e-16 each.
 ROUNDING = 1e-12
 # The end of the first step, where the FMU extrapolated with the velocity alone: off by the
 # acceleration's share over that step.

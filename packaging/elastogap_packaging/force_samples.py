@@ -16,9 +16,9 @@ FORCE_PLOT_S_REL = (0.5, 2.0)
 FORCE_PLOT_V_REL = (-2.0, -1.0, 0.0, 1.0, 2.0)
 POINTS_PER_CURVE = 301
 
-# The force laws of the parameter forceLaw, for the documentation's plots: the impact of issue 10's
-# example (c = 1e4 N/m, d = 20 N.s/m, n = 1.5, d_max = 1 mm, e = 0.8, s_rel0 = 0), the contact having
-# touched down at 1 m/s. Each entry: forceLaw, name, settings besides LAW_PLOT_SPRING.
+# The force laws of the parameter forceLaw, for the documentation's plots: the impact of
+# tests/force_laws.rs (c = 1e4 N/m, d = 20 N.s/m, n = 1.5, d_max = 1 mm, e = 0.8, s_rel0 = 0), the
+# contact having touched down at 1 m/s. Each entry: forceLaw, name, settings besides LAW_PLOT_SPRING.
 LAW_PLOT_SPRING = {"c": 1e4, "d": 20.0, "n": 1.5, "s_rel0": 0.0}
 LAW_PLOTS = [
     (1, "ElastoGap", {}),

@@ -26,9 +26,8 @@ pub const STEADY_ADOPTION: f64 = 0.005;
 /// The disagreement beyond which an answer in a contact met before two steps had measured the
 /// external acceleration replaces a given mass, where that acceleration is not seen steady: how
 /// much it drifts per step is not known, and answers of the right mass under springs and drives
-/// read up to a third off in the safety sweep. A user's mass half or twice the right one reads
-/// 100 % or 50 % off, and is still replaced in that contact; a mass less far off waits for the
-/// next contact.
+/// can read far off it. A user's mass half or twice the right one reads 100 % or 50 % off, and
+/// is still replaced in that contact; a mass less far off waits for the next contact.
 pub const UNMEASURED_DRIFT_ADOPTION: f64 = 0.4;
 
 /// The factor beyond which one answer does not doubt a mass in use: an answer that puts the mass
@@ -153,9 +152,9 @@ impl Coupling {
         // The estimate takes the external acceleration as it was before: an answer counts where
         // it stands well out of what that acceleration changed by since it was measured (a
         // spring behind the body, a drive), as far as the two steps before tell (`trend`, per
-        // step, times the steps since). Counted over the last step only, a correction five steps
-        // into a second contact of a body with another behind it on a spring read 0.61 kg for
-        // 1 kg, the given mass was replaced, and the bodies lost 6 % of their energy.
+        // step, times the steps since). Counted over the last step only, a correction several
+        // steps into a second contact of a body with another behind it on a spring can read a
+        // mass far below the right one, replace the given mass, and cost the bodies energy.
         // Within the step, an external acceleration that changes (linearly, as a spring's does)
         // bends the master's position off the parabola its velocities span, by a twelfth of the
         // change times h^2: what it changed by over the step follows from the positions.
@@ -168,9 +167,9 @@ impl Coupling {
         let steady = self.a_ext_count == 2 && variation <= 1e-6 * answered.abs();
         let stands_out = answered.abs() > unclear + 0.1 * (a_before * h1).abs()
             && (steady || !self.minor_in_the_episode(force, h1, age));
-        // An answer that does not stand out tells no mass: a driven body held 7e-16 N (a
-        // correction's rounding residue) answered with its drive's change, and m_eff_estimate
-        // read 0.0008 kg for 30 steps.
+        // An answer that does not stand out tells no mass: a driven body holding a correction's
+        // rounding residue answers with its drive's change, and m_eff_estimate would read a mass
+        // far below the body's for many steps.
         if stands_out {
             self.last_estimate = estimate;
         }
@@ -192,7 +191,7 @@ impl Coupling {
     /// external acceleration from before the contact, is as much that acceleration's drift since
     /// (a drive, a spring) as the force's, and the trend of the last two steps does not bound
     /// the drift summed over the contact: the last step of a driven body's contact, holding a
-    /// small correction, would otherwise tell a mass a third off the right one.
+    /// small correction, would otherwise tell a mass far off the right one.
     fn minor_in_the_episode(&self, force: f64, h1: f64, age: f64) -> bool {
         let episode = &self.episode;
         let impulse = episode
@@ -219,10 +218,11 @@ impl Coupling {
         } else {
             // Taken as 0, the external acceleration is a second unknown: one answer cannot tell
             // it from the mass (gravity's part of a first step's answer, read as the contact's,
-            // told 2.7 kg for a 0.5 kg ball, and the contact threw it at 5.5 m/s from 1). Two
-            // answers to different forces tell both, the acceleration taken as the same; until
-            // then one answer is taken with the acceleration as 0 only within the mass errors a
-            // user makes (a factor of 2), beyond which it waits.
+            // can tell a mass several times the body's, and the contact then throws the body
+            // back far faster than it came). Two answers to different forces tell both, the
+            // acceleration taken as the same; until then one answer is taken with the
+            // acceleration as 0 only within the mass errors a user makes (a factor of 2), beyond
+            // which it waits.
             let (first_force, first_rate) = self.unknown_answer;
             let rate = dv / h1;
             let distinct = (force - first_force).abs() > 0.1 * force.abs().max(first_force.abs());
@@ -445,7 +445,8 @@ mod tests {
     fn an_answer_within_a_drives_change_tells_no_mass() {
         // A 1 kg body on a drive whose acceleration changes by 2 m/s^2 per 10 ms step, held a
         // force: the estimate is published where the answer stands out of that change, never
-        // from one it drowns in (a correction's rounding residue once read 0.0008 kg).
+        // from one it drowns in (a correction's rounding residue would read a mass far below the
+        // body's).
         let h = 0.01;
         let ask = |force: f64| {
             // The drive's acceleration grows linearly: 1 m/s^2 over the step before, 3 over

@@ -35,8 +35,8 @@ impl Coupling {
             // that of a step whose force changed the velocity by a hundredth of what the external
             // acceleration did, whatever the mass's error, where nothing was measured before (a
             // contact met at the end of the first step: taken as 0 instead, gravity's part of
-            // the next answer was read as the contact's, a 0.5 kg ball told 0.82 kg, and a
-            // Jacobi master threw it at 3.3 m/s from 0.6).
+            // the next answer would be read as the contact's and tell a mass well above the
+            // body's, and a Jacobi master would throw the body back far faster than it came).
             let own_mean_is_external = learned_mean
                 && (applied == Some(0.0)
                     || (!before.known

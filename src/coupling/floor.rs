@@ -5,8 +5,8 @@ use super::probe::PROBE_ROUNDING;
 use super::{bend_off_parabola, Coupling, Extrapolation, Observed};
 
 /// How many times what the external acceleration's extrapolation can miss (as estimated from its
-/// past misses) a mass floor allows for: a driven body's answer once missed by three times the
-/// estimate, and the floor through it was 2.3 times the body's mass.
+/// past misses) a mass floor allows for: a driven body's answer can miss by several times the
+/// estimate, and a floor through it would lie above the body's mass.
 const FLOOR_DOUBT: f64 = 4.0;
 
 impl Coupling {
@@ -46,8 +46,8 @@ impl Coupling {
     /// velocity change read through the extrapolation plus [`FLOOR_DOUBT`] times what that can
     /// miss, so its mass is at least the impulse over that. A master that read f_next before the
     /// step may have held either force: unless the user told which (`heldForce`), the smaller
-    /// counts (a driven body's answer to no force at all once looked like one to 6.9 N,
-    /// and the floor through it was 23 times its mass).
+    /// counts (a driven body's answer to no force at all can look like one to a large force,
+    /// and a floor through it would lie many times above its mass).
     pub(super) fn raise_mass_floor(&mut self, now: Observed, dv: f64, h: f64, force: f64) {
         let next = self.next_held().abs();
         let held = match (self.holds_either(), self.master_holds_next) {
@@ -69,8 +69,8 @@ impl Coupling {
     }
 
     /// Whether `mass` is at least half the least mass an earlier answer allowed: a velocity jump
-    /// of a prescribed motion read as the answer to a probe of 8e-7 N once gave 2.6e-10 kg,
-    /// against a least mass of 2.6e-7, and the dynamic step through it was not finite.
+    /// of a prescribed motion read as the answer to a small probe can give a mass orders of
+    /// magnitude below the least mass, and the dynamic step through it would not be finite.
     pub(super) fn floor_allows(&self, mass: f64) -> bool {
         mass >= 0.5 * self.probe_mass_floor
     }

@@ -47,9 +47,9 @@ type Reading = (bool, (bool, bool));
 impl Coupling {
     /// Whether the master may have held either force over the step just taken: it read both,
     /// and the user did not tell which it holds (`heldForce`). The answers do not count: a
-    /// driven body's answers once proved, four times clearer than anything seemed to hide, that
-    /// a Jacobi master held `f_mean`, and the bound through that account let the bodies' energy
-    /// grow 1e42-fold.
+    /// driven body's answers can seem to prove, clearer than anything hides, that a Jacobi
+    /// master holds `f_mean`; a bound through that account would let the bodies' energy grow
+    /// without limit.
     pub fn holds_either(&self) -> bool {
         !self.held_told && self.f_mean_read && self.next_readable
     }
@@ -99,13 +99,13 @@ impl Coupling {
             // answer may change it. A master does not change its scheme during a run: once
             // settled, a step overturns the reading only where its answer is [`OVERTURN`] times
             // clearer than that and a mass off by the warning margin together. A body pushed
-            // through a contact by a spring behind it answered a Jacobi master's step 0.1 m/s^2
-            // closer to f_mean, the reading flipped, and E_port and the owed motion went off by
+            // through a contact by a spring behind it can answer a Jacobi master's step closer
+            // to f_mean; were the reading to flip, E_port and the owed motion would go off by
             // the difference of the two forces.
             let doubt = self.a_ext_trend();
             // A force a rounding away from zero is none: a body on a spring driven near resonance,
-            // held 1.4e-11 N by a Jacobi master, answered 0.3 m/s^2 closer to a 0.37 N f_mean
-            // through the extrapolation's miss, and E_port went off by that force's work.
+            // held a rounding's residue by a Jacobi master, can answer closer to f_mean through
+            // the extrapolation's miss, and E_port would then go off by that force's work.
             let rounding_apart = 1e-9 * self.last_force.abs().max(self.last_next.abs());
             let next_is_none = self.last_next.abs() <= rounding_apart;
             let mean_is_none = self.last_force.abs() <= rounding_apart;
@@ -155,16 +155,16 @@ impl Coupling {
         let unforced = unexplained <= tolerance;
         let margin = (unexplained - tolerance).abs();
         // Before any external acceleration is known, a change that is not zero may be its: a
-        // reading, not a settled one. Gravity's change over a Jacobi master's first step (0.065 m/s
-        // down), read as the answer to a f_mean it never held (0.23 m/s up through half the mass),
-        // once settled that the master holds f_mean; a ball then flew off at 13 m/s from 1.
+        // reading, not a settled one. Gravity's change over a Jacobi master's first step, read as
+        // the answer to a f_mean it never held, would settle that the master holds f_mean, and a
+        // ball would then fly off far faster than it came.
         // Without a mass, a probe's answer within rounding is no sign that the master held
         // nothing: the probe may be too small for the bodies to answer at all.
         let silent_probe = unforced && mass.is_none() && self.probe_pending;
         let measured = !silent_probe && (self.a_ext_count > 0 || unforced);
         // Overturned only out of what the extrapolation has been missing by as well: a body a
         // spring pushes in and out of a resting contact is extrapolated through masses its answers
-        // blur, and a passivity force of 0.5 N once turned a Jacobi master's reading to f_mean.
+        // blur, and a passivity force can turn a Jacobi master's reading to f_mean.
         let clear = (
             measured && margin > doubt * h1,
             measured && margin > OVERTURN * (doubt + self.a_ext_miss) * h1,
@@ -272,7 +272,7 @@ impl Coupling {
         };
         let largest = self.mean_before_last.abs().max(self.last_force.abs()) / m;
         // Told apart beyond the velocities' rounding: forces of a free step's rounding residue
-        // (1e-14 N) are no answer.
+        // are no answer.
         let rounding = self.rounding(now, ANSWER_ROUNDING) / h1;
         // The bodies' own acceleration, where the answers have shown it change faster than the
         // means follow, may explain any reading.
@@ -289,10 +289,10 @@ impl Coupling {
     /// After a first answer that left the late `f_mean` and `f_next` undecided: whether the mass
     /// the next answer tells through the late `f_mean` lies within [`MASS_SPREAD`] of `m`, the
     /// mass the user gave, and the one through `f_next` does not. Through a mass twice off, the
-    /// misfits alone do not tell them apart: a lone 0.19 kg body given 0.38 kg answered as the late
-    /// reading has it, misfit 211 m/s^2 against 603 for `f_next`, not [`OVERTURN`] times better;
-    /// read as holding `f_next`, its answer gave 0.92 kg, and the body left at 164 times its
-    /// energy.
+    /// misfits alone do not tell them apart: a lone body given twice its mass can answer as the
+    /// late reading has it, yet fit it less than [`OVERTURN`] times better than `f_next`; read as
+    /// holding `f_next`, its answer would tell several times the body's mass, and the body would
+    /// leave with many times its energy.
     fn only_the_late_mass_is_near(&self, fits: &Misfits, m: f64) -> bool {
         let near = |force: f64| {
             let mass = -force / fits.answer;
@@ -306,7 +306,7 @@ impl Coupling {
     /// `f_mean` one step late: from then on `f_mean` is bounded as such a master holds it too
     /// ([`Coupling::bound_as_if_late`]), the safe side of two readings the answers have not told
     /// apart. Not before a free step has shown the external acceleration: a drive's own push is
-    /// then unknown, and a Gauss–Seidel master's first answer looked like a late one.
+    /// then unknown, and a Gauss–Seidel master's first answer can look like a late one.
     fn suspect_a_late_mean(&mut self, fits: &Misfits) {
         if self.a_ext_count == 0 {
             return;
@@ -383,7 +383,7 @@ impl Coupling {
         let misfit = |force: f64| (dv / h1 + force / m - expected).abs();
         // Two forces a rounding apart (the prediction made one step earlier is the force itself
         // while nothing new happens) cannot be told apart: the misfits then differ by noise, which
-        // once made a master that holds f_mean look as if it held f_next (`model::tests`).
+        // can make a master that holds f_mean look as if it held f_next (`model::tests`).
         let separation = (self.last_next - self.last_force).abs() / m;
         let noise = 1e-9 * (dv.abs() / h1 + self.last_force.abs() / m + expected.abs());
         if separation > noise {

@@ -3,14 +3,15 @@
 //! Each step whose held force is known gives one equation for the master's mean relative
 //! acceleration over it: `dv/h = a_ext - F/m`. One answer read against an external acceleration
 //! measured before (through the mass in use) cannot tell a wrong mass from the acceleration it
-//! polluted: a Jacobi master holding forces through a mass 0.7 times the body's, under gravity,
-//! had its acceleration read at +670 m/s^2, its mass at 1.28 kg for 2.97, and threw the body out
-//! at 1e5 times its speed. Fitted jointly over several steps, the mass is what the forces'
-//! variation explains, and the external acceleration the rest: a line in time (gravity, a drive,
-//! a second body's smooth motion) plus a term in the master's position (a spring behind the body,
-//! whose force follows the body as the contact moves it, and would otherwise pass for inertia:
-//! without it, a 0.17 kg body with 0.48 kg behind it on a stiff spring was fitted at 2.2 kg). The
-//! fit's own residual says whether that model held over the window.
+//! polluted: a Jacobi master holding forces through a mass below the body's, under gravity, can
+//! have its acceleration read far off gravity's and its mass far below the body's, and throw the
+//! body out at many times its speed. Fitted jointly over several steps, the mass is what the
+//! forces' variation explains, and the external acceleration the rest: a line in time (gravity, a
+//! drive, a second body's smooth motion) plus a term in the master's position (a spring behind the
+//! body, whose force follows the body as the contact moves it, and would otherwise pass for
+//! inertia: without it, a light body with a heavier one behind it on a stiff spring would be
+//! fitted at many times its mass). The fit's own residual says whether that model held over the
+//! window.
 
 /// The answers kept: four unknowns and two more to judge the fit by.
 pub const WINDOW: usize = 6;

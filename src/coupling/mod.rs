@@ -123,8 +123,8 @@ pub use three_answers::ThreeAnswers;
 
 use crate::laws::{distance_outside, ContactLaw};
 
-/// A contact over at most this many steps is one the steps cannot resolve (the issue's
-/// measurements: the extrapolated impulse goes wrong from half a contact duration per step).
+/// A contact over at most this many steps is one the steps cannot resolve (the extrapolated
+/// impulse goes wrong from half a contact duration per step).
 pub const MAX_STEPS_OF_AN_UNRESOLVED_CONTACT: u32 = 3;
 
 /// The master's relative motion at a step start.
@@ -437,8 +437,8 @@ impl Coupling {
     }
 
     /// Whether `force` held over `h` changes the velocity beyond rounding through `mass` (any
-    /// force that is not 0 without one): a smaller one, a free step's rounding residue (1e-15 N),
-    /// asks the master nothing, and its answer neither confirms a mass nor tells one.
+    /// force that is not 0 without one): a smaller one, a free step's rounding residue, asks the
+    /// master nothing, and its answer neither confirms a mass nor tells one.
     fn asks(&self, force: f64, h: f64, mass: Option<f64>, now: Observed) -> bool {
         mass.map_or(force != 0.0, |m| {
             (force * h / m).abs() > self.rounding(now, ANSWER_ROUNDING)

@@ -113,10 +113,10 @@ impl Coupling {
         }
         // A step like any other, over which the master held no force: its velocity change is
         // the external acceleration's, which the answer to the first probe needs (taken as 0,
-        // gravity's change of a ball's speed over the step was read as the answer to a probe
-        // 1e-5 of the contact's, the mass came out negative, and the next step delivered the
-        // contact along the motion from a step's fall deep in the floor: 1 kg thrown at 251 m/s
-        // from a 5 cm drop).
+        // gravity's change of a ball's speed over the step would be read as the answer to a
+        // probe 1e-5 of the contact's, the mass would come out negative, and the next step would
+        // deliver the contact along the motion from a step's fall deep in the floor, throwing
+        // the ball back far faster than it fell).
         self.last = Observed {
             time: now.time - h,
             ..initial
@@ -139,8 +139,8 @@ impl Coupling {
     /// after an unseen step: its contact opens the episode at its start, replayed at once with
     /// the external acceleration the step has just shown, and the impulse the master missed is
     /// delivered in the following steps. Integrated from where the master is instead, the contact
-    /// started deep in the stop: a 1 kg ball dropped 5 cm onto c = 1e4 N/m at steps of ten contact
-    /// durations was thrown at 51 m/s.
+    /// would start deep in the stop: a ball dropped onto it at steps several contact durations
+    /// long would be thrown back far faster than it fell.
     pub fn begin_after_missed_contact<L: ContactLaw>(
         &mut self,
         law: &L,

@@ -26,10 +26,10 @@ pub fn passivity_force(deficit: f64, v: f64, mass: f64, h: f64) -> f64 {
 }
 
 /// How many times the fastest relative speed seen while the port was passive a held force may
-/// take the master's bodies to. The bound for a mass off by up to 2 is 3 times the impact
-/// speed; a correction that takes a body a first step let through the stop back to where the
-/// contact would have thrown it needs up to 3.6 times for a rebound of 0.76 and more for a livelier
-/// one (at 4 times, such corrections of case 1 at a rebound of 0.94 were cut short).
+/// take the master's bodies to. The bound for a mass off by up to 2 is 3 times the impact speed;
+/// a correction that takes a body a first step let through the stop back to where the contact
+/// would have thrown it needs more than that, and the more the livelier the rebound (at 4 times,
+/// such corrections of a rebound near 1 would be cut short).
 pub const SPEED_FUSE_FACTOR: f64 = 5.0;
 
 /// The last guard of passivity: no held force may take the master's bodies faster than
@@ -37,9 +37,9 @@ pub const SPEED_FUSE_FACTOR: f64 = 5.0;
 /// nothing beyond what it received (a run gaining energy from the contact cannot raise it). The
 /// bodies' speed at the step's end is predicted with the external acceleration of the last step
 /// the master held no force over: one measured through a wrong mass carries that mass's error
-/// (+100 m/s^2 read for gravity's -7.3 through a mass 0.7 times the body's), and through it a
-/// bound on the end speed lets any force pass. Whatever the mass's error, the speed then stays
-/// within a few times the bound, step after step: bounded, never a blow-up.
+/// (through a mass lighter than the body's, gravity can read many times larger and upward), and
+/// through it a bound on the end speed lets any force pass. Whatever the mass's error, the speed
+/// then stays within a few times the bound, step after step: bounded, never a blow-up.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SpeedFuse {
     /// The speed limit (m/s); 0: none yet.

@@ -26,8 +26,8 @@ const MAX_FUNDING_ITERATIONS: usize = 30;
 /// The spring energy a one-sided contact holds at `depth` past its edge (J), by three-point
 /// Gauss–Legendre on the spring force: exact for a linear spring, about 1e-3 for `n` = 1.5. It
 /// tests a bound with a margin of two on every dynamic step that starts in contact, where the
-/// quadrature to 1e-10 of `laws::spring_work` (336 evaluations) made a prescribed motion's steps
-/// fifteen times slower.
+/// quadrature to 1e-10 of `laws::spring_work` (336 evaluations) would make a prescribed motion's
+/// steps many times slower.
 fn stored_spring_energy<L: ContactLaw>(law: &L, depth: f64) -> f64 {
     const NODES: [(f64, f64); 3] = [
         (0.112_701_665_379_258_3, 5.0 / 18.0),
@@ -118,16 +118,17 @@ impl Coupling {
     /// A master that is not taken back to the model's position (it holds `f_next`) and is still
     /// in the contact range, heading in, while the model is clear of it, meets the contact again
     /// with the model at the contact's edge: the rest of the offset is penetration that no force
-    /// of the contact stored. Kept whole, the stop lay that much further in: a body a second body
-    /// pushed back in went on into it without any force, 760 times the initial energy came out.
+    /// of the contact stored. Kept whole, the stop would lie that much further in: a body a second
+    /// body pushes back in would go on into it without any force, and many times the initial
+    /// energy would come out.
     pub fn forgive_position<L: ContactLaw>(&mut self, law: &L, master: Motion, mass: f64) {
         let ends = law.contact_ends();
         let master_outside = distance_outside(ends, master.s);
         let model_outside = distance_outside(ends, master.s + self.owed_s);
         // A model resting in a one-sided contact, its motion and spring too weak to climb out
         // against the external acceleration, would hold the master's bodies where they are by a
-        // contact they are clear of (a ball thrown up by a contact through twice its mass was
-        // held 9 cm above the floor by the force of a model resting on it, and rose).
+        // contact they are clear of (a ball thrown up by a contact through too large a mass
+        // would be held above the floor by the force of a model resting on it, and rise).
         let model_v = master.v + self.owed_v;
         let depth = -model_outside;
         let model_rests = ends.0.is_none()
@@ -158,17 +159,18 @@ impl Coupling {
     /// bodies still have to give (their kinetic energy above the model's, which the correction
     /// takes from them). A model deeper than that got there along a motion no force of the contact
     /// answered (a probe's step, a first step integrated without the acceleration that took the
-    /// body in), and integrated from there it threw the bodies out with spring energy nothing
-    /// stored: a 3.8 kg ball met in its first step at 30 contact durations, 6 m into the floor,
-    /// left at 380 m/s. Such a start is taken back towards the contact's edge, to the depth whose
-    /// spring energy is accounted for.
+    /// body in), and integrated from there it would throw the bodies out with spring energy
+    /// nothing stored: a ball whose contact is met in its first step, at steps many contact
+    /// durations long, can start far into the floor and leave far faster than it came. Such a
+    /// start is taken back towards the contact's edge, to the depth whose spring energy is
+    /// accounted for.
     pub fn fund_the_model_start<L: ContactLaw>(&mut self, law: &L, master: Motion, mass: f64) {
         let (lower, upper) = law.contact_ends();
         let start = master.s + self.owed_s;
         let depth = upper - start;
         // Not under a master one step behind: it holds the f_next planned from the start as it
         // was, and a start moved after that leaves the step's account at odds with the force it
-        // holds (in the random sweep that turned bounded runs into blow-ups).
+        // holds (which can turn a bounded run into a blow-up).
         if lower.is_some() || depth <= 0.0 || self.master_holds_next == Some(true) {
             return;
         }
@@ -281,8 +283,9 @@ fn through_the_speed_fuse(
 /// model's energy: a ball whose position lags behind the model's is not thrown faster than its
 /// rebound to catch up. Cut, the plan is made anew at the next step: the offset is caught up as
 /// fast as the energy allows (under gravity, as the lag in height pays for). Forgiving the rest
-/// instead (`Pace::VelocityFirst`) left more balls resting in the floor, and a prescribed motion
-/// (`tests/memcheck.rs`'s workload) 4.5 times slower, its model wandering deep into the stop.
+/// instead (`Pace::VelocityFirst`) would leave more balls resting in the floor, and make a
+/// prescribed motion (`tests/memcheck.rs`'s workload) several times slower, its model wandering
+/// deep into the stop.
 fn energy_bounded_shift(
     shift: f64,
     correction: Correction,
@@ -303,7 +306,8 @@ fn energy_bounded_shift(
     let excess = |w: f64| (a * w + b) * w + unshifted_excess;
     let allowed = unshifted_excess.max(0.0);
     // Rounding of the excess itself is no excess: a shift within it passes whole (cut at every
-    // step instead, the demo's plans were made anew each step and its bodies left the MSL tube).
+    // step instead, the demo's plans would be made anew each step and its bodies would leave the
+    // MSL tube).
     let scale = model_energy.abs() + unshifted_energy.abs();
     let rounding = 1e-12 * scale;
     // NaN (a motion that is not finite): passed on whole, the step's own test refuses it.
@@ -325,8 +329,8 @@ fn energy_bounded_shift(
         robust: correction.robust,
         ..Correction::default()
     };
-    // A hair short of the root: at the root itself rounding let a ball bouncing for many steps
-    // gain 1e-11 of its energy per flight (tests/contact_dynamics.rs).
+    // A hair short of the root: at the root itself rounding lets a ball bouncing for many steps
+    // gain a little of its energy on every flight (tests/contact_dynamics.rs).
     let bounded = (1.0 - 1e-9) * bounded;
     (bounded.clamp(shift.min(0.0), shift.max(0.0)), kept)
 }

@@ -9,7 +9,7 @@ use super::{Coupling, Observed, PortState};
 /// has settled. Its forces are step means, and what they did along the master's motion
 /// (`E_port`) is not the work of the model's own motion: over a contact that spans a few steps
 /// the two differ by a part of its dissipation, so a bound at exactly zero would cut a rebound
-/// the model had right (in `tests/contact_dynamics.rs`'s driven body, by a quarter at 5 ms).
+/// the model has right (as in `tests/contact_dynamics.rs`'s driven body).
 /// Whatever it lets pass, the port never gives away more than this share of one contact's
 /// dissipation beyond all it has received.
 pub const SETTLED_MARGIN: f64 = 0.25;

@@ -207,9 +207,9 @@ impl Coupling {
         // 0), an answer that tells no mass may be gravity's: that is no sign of a master that
         // prescribes the motion. Two answers of a body under constant forces (positions on the
         // parabolas of the velocities) to probes of different size tell the mass and the
-        // acceleration together. Ended as a prescribed motion instead, a 1.24 kg body under
-        // 0.1 m/s^2 met in the first step at 69 contact durations was given the whole impulse
-        // along the motion, 1e5 N, and thrown at 36,000 m/s.
+        // acceleration together. Ended as a prescribed motion instead, a body under a weak
+        // external acceleration, met in the first step of steps many contact durations long,
+        // would be given the whole impulse along the motion and thrown far faster than it came.
         if self.a_ext_count == 0 && constant_forces {
             let clear = self.rounding(now, SILENCE);
             if let Some(probes_again) = self.pair_answers_to_probes(learned, force, dv, h, clear) {
@@ -258,8 +258,9 @@ impl Coupling {
         let steady = self.a_ext_count < 2 || self.a_ext_trend() * h <= 1e-6 * answered.abs();
         let constant_forces = self.moved_under_constant_forces(now);
         // Through an external acceleration taken as 0 (none measured yet) no single answer is
-        // exact: a 1e-5 probe's answer under 1 m/s^2 told 28.8 kg for a 2 kg body, whose contact
-        // replayed through it threw it at 20 m/s from 1.1 (two answers tell both, below).
+        // exact: a 1e-5 probe's answer under a steady external acceleration can tell a mass many
+        // times the body's, and the contact replayed through it would throw the body far faster
+        // than it came (two answers tell both, below).
         let steady_exact = steady && self.a_ext_count > 0 && force_doubt == 0.0 && constant_forces;
         let (through_trend, hidden, by_position) = self.read_answer(now, dv, h);
         let rough = through_trend.abs() >= PROBE_CLARITY * hidden
@@ -575,8 +576,8 @@ impl Coupling {
     /// The first probe, of `impulse` (N.s) held against a master moving at `speed`, takes for
     /// granted a mass it does not reverse faster than it came, `|impulse|/(2*speed)`, until an
     /// answer tells more. Later probes are sized by what the answers allow and assume nothing
-    /// more (a probe grown against a body a spring had slowed down once took 9.4 kg for granted
-    /// of one of 6.2 kg).
+    /// more (a probe grown against a body a spring has slowed down would take for granted a
+    /// mass well above the body's).
     pub(super) fn assume_probe(&mut self, impulse: f64, speed: f64) {
         let mass = impulse.abs() / (2.0 * speed);
         let first = self.probe_assumed_mass == 0.0 && self.probe_mass_floor == 0.0;

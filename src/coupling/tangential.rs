@@ -105,9 +105,9 @@ impl SlipDynamics {
 /// The mass one window of answers tells, fitted without the external acceleration's term in
 /// the position (a spring behind the body): a sticking contact's force follows the position
 /// itself, and with that term a body on the stiction spring tells no mass. (With it, in the
-/// slips between, the oscillators of tests/stick_slip.rs fitted better, but a Jacobi master's
-/// answers then also fitted the step's own force, and its masters lost up to twice what the
-/// stiction spring holds.)
+/// slips between, the oscillators of tests/stick_slip.rs would fit better, but a Jacobi master's
+/// answers would then also fit the step's own force, and its masters would lose energy of the
+/// order of what the stiction spring holds.)
 fn fitted_mass(window: &AnswerWindow) -> Option<f64> {
     window.fit().map(|fit| fit.mass)
 }
@@ -179,7 +179,8 @@ impl TangentialAnswers {
             return None;
         }
         // Without a mass the first fit is taken; one that disagrees with the mass in use (a
-        // window across a switch of the friction can fit a mass 30 times off) must be told twice.
+        // window across a switch of the friction can fit a mass many times off) must be told
+        // twice.
         if self.mass > 0.0 && !agrees(self.candidate, self.candidate_holds_earlier) {
             (self.candidate, self.candidate_holds_earlier) = (mass, holds_earlier);
             return None;

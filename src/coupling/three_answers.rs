@@ -59,8 +59,8 @@ impl Coupling {
     /// velocities' rounding, with a positive mass, and every other reading's line miss by
     /// `SILENCE_CLARITY` times more. A contact in the run's first step leaves the first answer
     /// silent under both the late reading and an `f_next` of nothing read before it; the probes
-    /// after it were each held a step late, and a lone 0.32 kg body read in time was taken for
-    /// 0.64 kg and thrown out at 27 times its energy.
+    /// after it are each held a step late, and a lone body read as in time can be taken for a
+    /// heavier one and thrown out with many times its energy.
     pub(super) fn tell_a_late_mean_by_three_answers(
         &mut self,
         now: Observed,

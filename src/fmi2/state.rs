@@ -173,8 +173,8 @@ impl Call {
     }
 
     /// Whether the call is allowed on an instance of `interface` in `state`. Every call asks;
-    /// the message is built only for a refusal, since returning it as an `Option<String>`
-    /// through memory cost a step a tenth of its FMI layer.
+    /// the message is built only for a refusal, since an `Option<String>` would be returned
+    /// through memory on every call.
     #[inline(always)]
     pub(super) fn allows(self, interface: Interface, state: State) -> bool {
         let (states, belongs_to) = self.rule();

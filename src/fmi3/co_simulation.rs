@@ -25,7 +25,7 @@ impl Instance {
     /// The step as the FMI 2 layer takes it, bit for bit: neither early return nor an
     /// intermediate update asks for its switches. Its log written out as in the FMI 2 layer
     /// ([`Self::log_step`] for the steps that stop): in one body the compiler keeps the report
-    /// in registers, which a call of `log_step` would cost the plain step 30 instructions.
+    /// in registers, where a call of `log_step` would make the plain step store it to memory.
     fn whole_step(&mut self, current_time: f64, h: f64) -> Outcome {
         self.model.check_step(current_time, h).map_err(error)?;
         let time = self.model.time;

@@ -140,8 +140,8 @@ impl Friction {
             };
         }
         // The direction from the components scaled to the largest: |v_t| of two finite ones
-        // near the largest double overflows (found by fuzz/fmi_calls: a slip of 1.8e308 m/s
-        // had no friction), and the curve's value there is mu_d all the same.
+        // near the largest double overflows (such a slip would get no friction; fuzz/fmi_calls
+        // sets such slips), and the curve's value there is mu_d all the same.
         let largest = v_t[0].abs().max(v_t[1].abs());
         let scaled = v_t.map(|v| v / largest);
         let norm = slip_speed(scaled);

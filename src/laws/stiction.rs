@@ -160,7 +160,7 @@ mod tests {
     use super::*;
 
     /// The same motion by explicit small steps of the projected rate (first order: 200,000
-    /// steps leave a few 1e-6 of delta).
+    /// steps leave an error well inside the test's tolerance).
     fn by_small_steps(mut xi: [f64; 2], v: [f64; 2], t: f64, delta: f64) -> [f64; 2] {
         let steps = 200_000;
         let dt = t / steps as f64;

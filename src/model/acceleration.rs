@@ -17,7 +17,8 @@ pub enum AccelerationEstimate {
     /// The mean acceleration over the coming step, extrapolated linearly from the mean
     /// accelerations of the last two steps. A master that holds the FMU's `f_mean` over a step
     /// moves the flange with exactly a constant acceleration over it, so this is the acceleration
-    /// the FMU should integrate along; it measured best (see `examples/convergence.rs`).
+    /// the FMU should integrate along; it is the most accurate of the estimates (see
+    /// `examples/convergence.rs`).
     MidStepExtrapolation = 3,
 }
 

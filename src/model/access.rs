@@ -245,7 +245,7 @@ impl ElastoGap {
             // is the best a master that steps all units at once can hold over its first step.
             Interface::CoSimulation if self.coupling.last_h == 0.0 => self.forces().f,
             // Made, it was bounded then, against a port that stays as it is until the next
-            // step (the safety sweep's 960 runs read it back bit for bit through the bound).
+            // step (read back through the bound, it is the same bit for bit).
             Interface::CoSimulation => match self.coupling.f_next {
                 Prediction::Known(force) => force,
                 _ => {

@@ -513,7 +513,7 @@ impl ElastoGap {
             self.coupling.owed_s = 0.0;
             self.coupling.owed_v = 0.0;
             // Reset only where a dynamic step left a plan: rewriting the default plan on every
-            // kinematic step took a tenth of its time (perf: a stall on the plan's count).
+            // kinematic step would stall it on the plan's count.
             if self.coupling.correction != Correction::default() {
                 self.coupling.correction = Correction::default();
             }
@@ -530,7 +530,8 @@ impl ElastoGap {
     /// Whether every output the step leaves at its end is finite: a finite `f` can still come
     /// with an infinite `lossPower` (`f_d` near the largest double times `v_rel`), and the
     /// friction's outputs with the deformation the step leaves too (a finite normal force times
-    /// a slip near the largest double once made `lossPower` infinite after an OK step).
+    /// a slip near the largest double can make `lossPower` infinite, and no output read after
+    /// an OK step may be).
     #[inline(always)]
     pub(super) fn end_is_finite<L: ContactLaw>(
         &self,

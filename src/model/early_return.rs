@@ -13,13 +13,13 @@
 //! early return, a master on a grid of communication points goes on to the end of the step it
 //! asked for, and then takes its regular steps again. So the step that stops predicts `f_next`
 //! over the rest of the step asked for, and the step that resumes over the regular step
-//! ([`ElastoGap::grid_step`]), not over their own lengths: a Jacobi master held a prediction over
-//! a short step's contact over a long step, and gained energy from it.
+//! ([`ElastoGap::grid_step`]), not over their own lengths: a Jacobi master would hold a
+//! prediction over a short step's contact over a long step, and gain energy from it.
 //!
 //! Through an effective mass the step does not stop where the contact ends. There the model still
 //! owes the master the error of the force it held over the contact, which the step's own mean
 //! repays over the rest of the step and nothing repays after it (no force acts out of contact):
-//! stopped there, a lone body left with a thousandth of its energy too much at a tenth of the
+//! stopped there, a lone body would leave with too much energy at steps of a tenth of the
 //! contact's duration, where the whole step is exact. Along the motion (no mass) nothing is owed,
 //! and the step stops at both.
 //!

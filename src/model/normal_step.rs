@@ -158,8 +158,8 @@ impl ElastoGap {
             (None, None) => None,
             // With a mass adopted from a probe's answer (no m_eff given), the external
             // acceleration is the FMU's own, measured through that mass: the supplied one,
-            // taken through it, left the rebound 1.03 % off at a tenth of the contact duration
-            // (tests/impact_accuracy.rs), against exact with the FMU's own.
+            // taken through it, puts the rebound off at steps of a tenth of the contact duration
+            // (tests/impact_accuracy.rs), where the FMU's own gives it exactly.
             _ if coupling.mass_estimate > 0.0 && self.parameters.m_eff == 0.0 => None,
             (a, b) => Some(b.unwrap_or(0.0) - a.unwrap_or(0.0) + coupling.last_force / mass),
         };

@@ -62,7 +62,7 @@ impl ElastoGap {
     #[inline]
     pub fn check_step(&self, current_time: f64, h: f64) -> Result<(), String> {
         // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
-        // to sixteen integer ones (a floating-point class test).
+        // to a longer sequence of integer ones (a floating-point class test).
         if !(h > 0.0 && h * 0.0 == 0.0) {
             return Err(format!(
                 "communicationStepSize = {} must be a finite number > 0",
@@ -277,5 +277,6 @@ impl ElastoGap {
 
 /// The phase per communication step of the sticking spring beyond which the steps before the
 /// tangential mass was known (the slip held over each) are reported: a held slip couples the
-/// spring explicitly, and tests/stick_slip.rs holds to its onsets up to about 1.6.
+/// spring explicitly, and tests/stick_slip.rs holds to its onsets only below a phase of this
+/// order.
 const STIFF_STICTION_PHASE: f64 = 2.0;

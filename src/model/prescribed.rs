@@ -18,8 +18,8 @@ impl ElastoGap {
     /// force is the contact's, whichever output the master reads.
     /// Out of line, as `do_step_with`: its code and its place in the binary do not move with
     /// the coupling's. Its parts are `#[inline(always)]`. Its test of finite means is written
-    /// out rather than shared with `do_step_with`'s (`leaves_finite_means`): shared, this step
-    /// measured 5 % slower against the C step, the same instructions laid out otherwise.
+    /// out rather than shared with `do_step_with`'s (`leaves_finite_means`): shared, the same
+    /// instructions would be laid out otherwise, and this step would fall behind the C step.
     #[inline(never)]
     pub(super) fn prescribed_step<L: ContactLaw + Copy>(
         &mut self,
@@ -30,7 +30,7 @@ impl ElastoGap {
         let time = self.time;
         let limits = self.substep_limits();
         let step_end = self.kinematic_step(law, h, limits, report);
-        // From the start, in registers: reading the returned end back stalled on its stores.
+        // From the start, in registers: reading the returned end back waits on its stores.
         let end = step_end.start.at(h);
         let touched = report
             .integral
@@ -132,8 +132,8 @@ impl ElastoGap {
 
     /// The tangential outputs of the step. Without a tangential force they are 0: written only
     /// where a tangential force that a tunable parameter has since turned off left them
-    /// otherwise, and not divided by `h` (copying the pass's zeros cost a tenth of the step: a
-    /// store-forwarding stall).
+    /// otherwise, and not divided by `h` (copying the pass's zeros would stall the step on store
+    /// forwarding).
     #[inline(always)]
     fn keep_the_tangential_outputs(
         &mut self,

@@ -200,8 +200,8 @@ fn which_held(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
 }
 
 /// `contact` latched at a switch a step stopped at: 1 false, 2 true, anything else none. Not held
-/// to those codes: the slot is one that states of this format written before the latch existed
-/// used for a dropped window of answers, and they must read as they did.
+/// to those codes: in a state of this format the slot may hold a value of a window of answers
+/// no part of the model keeps, and such a state must read as the state it was written from.
 fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     let mut code = match *place {
         None => 0.0,
@@ -215,8 +215,9 @@ fn latch(visitor: &mut Visitor<'_>, place: &mut Option<bool>) {
     };
 }
 
-/// A step length in a slot that states written before it used for a dropped window of answers:
-/// read back as 0 (none) unless positive, as those must read as they did.
+/// A step length, in a slot that may hold a value of a window of answers no part of the model
+/// keeps: read back as 0 (none) unless positive, as such a state must read as the state it was
+/// written from.
 fn leftover_step(visitor: &mut Visitor<'_>, place: &mut f64) {
     visitor(place, Rule::Real);
     if place.is_nan() || *place <= 0.0 {

@@ -102,7 +102,7 @@ fn a_state_names_its_tables_by_fingerprint_and_keeps_the_gap_force_parameters() 
 fn a_stiction_deformation_outside_its_circle_is_refused() {
     let mut model = ElastoGap::new(Interface::ModelExchange, 0.0);
     let mut bytes = [0u8; SERIALIZED_SIZE];
-    // Without stick-slip the deformation is 0 (a state the fuzzer wrote had 1e-3).
+    // Without stick-slip the deformation is 0 (a fuzzer can write 1e-3 there).
     model.stiction = [1e-3, 0.0];
     write(&model, &mut bytes).expect("a finite state");
     assert!(read(&bytes).unwrap_err().contains("stiction deformation"));

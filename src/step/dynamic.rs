@@ -327,9 +327,9 @@ fn affine_stretch<L: ContactLaw>(
             // A stretch still heading in at `ta` that has left by `tb` turned back in between:
             // its exit is the root after the turn, where the gap only grows, and the turn is
             // where a kink indicator with |v| in it (ElastoGap's damper bound) is lowest. Such a
-            // graze, short against the period the samples follow (a strong pull out), passed
-            // its kinks unseen (half its impulse off) and, entered on the edge, met the closed
-            // form's rounding around the edge first and crept from there.
+            // graze, short against the period the samples follow (a strong pull out), would pass
+            // its kinks unseen (much of its impulse off) and, entered on the edge, would meet the
+            // closed form's rounding around the edge first and creep from there.
             let heading_in = span.outside_and_rate(a_state.0, a_state.1).1 < 0.0;
             let turn = (ended && heading_in).then(|| {
                 let turn = newton_past(
@@ -430,8 +430,8 @@ fn affine_stretch<L: ContactLaw>(
 /// Whether a motion in contact has left it at `(x, v)`: outside the range and not heading back
 /// in. Started on the edge and heading in, the closed form's rounding (of the order of the
 /// equilibrium offset times the machine epsilon) reads as outside for the first instants; taken
-/// for an exit, the step chattered across the edge ten thousand times at denormal time steps
-/// (`tests/memcheck.rs`'s workload: a million evaluations in a step).
+/// for an exit, the step would chatter across the edge at denormal time steps (the coupling
+/// starts its model so in `tests/memcheck.rs`'s workload).
 fn left_contact(span: ContactSpan, (x, v): (f64, f64)) -> bool {
     let (gap, rate) = span.outside_and_rate(x, v);
     gap >= 0.0 && rate >= 0.0

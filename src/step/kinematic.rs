@@ -27,8 +27,8 @@ struct PieceIntegral {
 }
 
 /// Integral of (f, lossPower) over `[t0, t1]`, on which the law is smooth.
-// Always inlined: left out of line (it has three callers), its result goes through memory and
-// each substep takes about 15% longer (benches/fmi_abi.rs).
+// Always inlined: left out of line (it has three callers), its result would go through memory,
+// which each substep would then wait on.
 #[inline(always)]
 fn quadrature<L: ContactLaw>(law: &L, motion: Motion, t0: f64, t1: f64) -> PieceIntegral {
     let length = t1 - t0;
@@ -194,8 +194,8 @@ fn term(coefficient: f64, integral: f64) -> f64 {
 /// the piece's ends and middle is the indicator itself, and its roots are the kinks, even two
 /// close ones that fall between the samples. Each stretch between kinks is integrated in closed
 /// form. `g0` is the indicator at `t0`; the one at `t1` is returned for the next piece.
-// Always inlined: out of line, each call made the caller spill its live floating-point values
-// (x86-64 saves no XMM register across a call), 77 instructions of a 1,100-instruction step.
+// Always inlined: out of line, each call would make the caller spill its live floating-point
+// values (x86-64 saves no XMM register across a call).
 #[inline(always)]
 fn integrate_affine_piece<L: ContactLaw>(
     law: &L,
@@ -401,8 +401,8 @@ impl<L: ContactLaw> Phase<'_, L> {
 /// touch-down) would be the same in both and its error would go unseen. Pieces only get shorter
 /// than `max_size` where the error asks for it, so none needs to grow again; bisection stops
 /// where the phase would get more than `max_count` pieces.
-// Out of line: inlined into `integrate_step`, its loop-invariant work (the substep length) was
-// hoisted in front of the closed-form path too, which then paid for it on every step.
+// Out of line: inlined into `integrate_step`, its loop-invariant work (the substep length) would
+// be hoisted in front of the closed-form path too, which would then pay for it on every step.
 #[inline(never)]
 fn integrate_phase<L: ContactLaw>(
     law: &L,
@@ -511,8 +511,7 @@ pub fn integrate_step_into<L: ContactLaw>(
         f64::NAN
     };
     // Most steps stay on one side of a contact end: they take no loop over phases, since a loop
-    // had the compiler prepare the motion for paired evaluations before it (40 instructions of a
-    // 900-instruction step).
+    // makes the compiler prepare the motion for paired evaluations before it, on every step.
     if crossing_count == 0 {
         if inside(motion.at(0.5 * h).s) {
             let touched = touch_down_at_start(law, motion, inside(motion.s), result);

@@ -4,11 +4,11 @@
 //!
 //! A slip held over the step couples the friction explicitly: the sticking spring
 //! `k = mu_s*|f|/delta` against the master's mass gains a factor `1 + (omega*h)^2/2` of energy per
-//! step (omega^2 = k/m), and at 5 ms the stick–slip oscillator of `tests/friction.rs` broke into
-//! dozens of spurious slips. Through the mass a stretch is the motion of a body alone: inside the
-//! stiction circle in closed form (an oscillator under a constant force, exact at any step),
-//! elsewhere by RK4 on substeps short against the spring's period and the curve's time constant
-//! `m/(|f|*mu')`.
+//! step (omega^2 = k/m), which at 5 ms steps would break the stick–slip oscillator of
+//! `tests/friction.rs` into spurious slips. Through the mass a stretch is the motion of a body
+//! alone: inside the stiction circle in closed form (an oscillator under a constant force, exact
+//! at any step), elsewhere by RK4 on substeps short against the spring's period and the curve's
+//! time constant `m/(|f|*mu')`.
 //!
 //! Pure Rust: no FFI, no allocation.
 
@@ -151,7 +151,7 @@ pub fn integrate_plane_stretch(
 /// Sticking from inside the circle: the oscillator up to where the deformation reaches the
 /// circle (located by bisection on the closed form), then on the circle. Clipping the
 /// deformation back onto the circle at the substep's end instead would drop the spring energy
-/// beyond it from the account (the energy balance of a breaking stick was 2e-5 off).
+/// beyond it from the account (the energy balance of a breaking stick would not close).
 fn inside_then_on_circle(
     friction: &Friction,
     normal: f64,

@@ -1,4 +1,4 @@
-"""The ElastoGap FMU coupled with a body by cofmupy (PyPI, pinned 1.0.0), issue 19's cases 1, 2 and 4.
+"""The ElastoGap FMU coupled with a body by cofmupy (PyPI, pinned 1.0.0), acceptance cases 1, 2 and 4.
 
 cofmupy couples FMUs only, so the body is an FMU too: cosim_body/body.c (a body of mass m, optionally a
 second body behind it on a spring, a spring to an anchor and a harmonic driving force), compiled here
@@ -12,8 +12,8 @@ then has no force held over that step).
 cofmupy runs in its own venv (.venv-cofmupy, made by packaging/setup.sh: cofmupy 1.0.0 requires
 fmpy 0.3.20, .venv pins 0.3.32) through cofmupy_driver.py in a subprocess. Its Gauss-Seidel order of
 the gap and the body comes from a Python set, so from PYTHONHASHSEED: with the ids "gap" and "body",
-seed 1 steps the gap first and seed 0 the body first (found by trying; each run reports the order it
-actually stepped in and the test checks it). Jacobi runs under seed 1.
+seed 1 steps the gap first and seed 0 the body first (each run reports the order it actually
+stepped in and the test checks it). Jacobi runs under seed 1.
 
 Workaround for a cofmupy 1.0.0 bug: it reads every output with fmi2GetReal, which the FMU rightly
 refuses for its Boolean output `contact`, and the run ends. The driver replaces cofmupy's
@@ -49,7 +49,7 @@ from gap_law import ROOT, law
 
 HERE = Path(__file__).resolve().parent
 REPORT_ONLY = os.environ.get("COUPLING_REPORT_ONLY") == "1"
-# Issue 19's cases 1 and 2 (a lone body, m_eff exact, wrong or 0) pass under cofmupy and run in the
+# Acceptance cases 1 and 2 (a lone body, m_eff exact, wrong or 0) pass under cofmupy and run in the
 # default suite; case 4 (bodies not alone) is not met yet and runs when asked for
 # (COUPLING_ACCEPTANCE=1, or COUPLING_REPORT_ONLY=1 to measure).
 acceptance = pytest.mark.skipif(
@@ -386,7 +386,7 @@ def test_case2_wrong_m_eff(fmu_path, body_fmu, gap_outputs, cofmupy_python, tmp_
         if "first step" in job["name"]:
             continue
         report.check(job["name"], "rebound |v/v_exact - 1|", np.max(np.abs(v[rebound] / v_reb - 1)), 0.01)
-        # The issue's "at no communication point after that": after the 3rd step after lift-off, as
+        # Case 2's "at no communication point after that": after the 3rd step after lift-off, as
         # the rebound (the correction's first steps are bounded by the 3x speed check below).
         report.check(job["name"], "max KE from the 3rd step / KE_exact", np.max(v[rebound] ** 2) / v_reb**2, 1.005)
         lost = 0.5 * m * (v0**2 - v[-1] ** 2)

@@ -18,7 +18,7 @@ The tolerances, at every reference row:
 - every other variable within 1e-12 of its column's largest magnitude (at least 1 in its unit).
   Reference and FMU evaluate the same closed-form law (n = 1) on the same doubles: the inputs are
   written to read back exactly, the importers interpolate them at the rows, and the FMU's
-  extrapolation over a step adds a few roundings (2.2e-16 is the most measured). 1e-12 leaves four
+  extrapolation over a step adds a few roundings (each about 1e-16). 1e-12 leaves four
   orders for that and is nine below what a step's error in the motion would show (v*h, about 1e-3);
 - at the first step's end `s_rel` and `v_rel` besides within a*h^2/2 and a*h (a the largest
   relative acceleration of the input, h the step): an importer records outputs after each step

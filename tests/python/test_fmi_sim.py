@@ -256,8 +256,8 @@ def test_co_simulation_energy_loss_matches_the_prescribed_motion(cs_runs, name):
     power = law(b.s(fine) - a.s(fine), b.v(fine) - a.v(fine), case["parameters"])["lossPower"]
     reference = cumulative_trapezoid(power, fine)[::40]
     # Without acceleration each step's motion is off by v'*h^2/2 in position and v'*h in velocity:
-    # a first-order error (measured 0.4 % of the total). With the default estimate it is third order
-    # (measured 1.3e-5).
+    # a first-order error, hence 1 % of the total. With the default estimate it is third order,
+    # hence 1e-4.
     tolerance = 1e-2 if case["acceleration_estimate"] == 0 else 1e-4
     assert_cumulative_with_probes(out["E_loss"], reference, tolerance * reference[-1], "E_loss")
 

@@ -196,5 +196,5 @@ def test_energy_loss_is_the_integral_along_the_prescribed_motion(result, name):
     s, v = relative_motion(instance, fine)
     reference = cumulative_trapezoid(law(s, v, instance["parameters"])["lossPower"], fine)[::20]
     assert reference[-1] > 0.0
-    # Measured: 3e-5 of the total for either instance.
+    # Along the motion extrapolated over each step from its inputs: within 2e-4 of the total.
     assert_cumulative_with_probes(out["E_loss"], reference, 2e-4 * reference[-1], "E_loss")

@@ -18,9 +18,8 @@ row after it. CVode's right-hand side does not set the inputs: each derivative i
 inputs last set, at the last evaluation of the event indicators or output point, up to one internal
 step (at most a fiftieth of the run) earlier. So der(E_loss) = lossPower is checked exactly, call by
 call, on the inputs FMPy had set (from its call log), while E_loss against the integral of lossPower
-along the prescribed motion carries that lag: with a stand-in FMU of this interface the difference
-was 0.3 % of the total, hence a tolerance of 1 %. Forward Euler takes the derivative at each step's
-start: a left Riemann sum, reproduced exactly.
+along the prescribed motion carries that lag, hence a tolerance of 1 % of the total. Forward Euler
+takes the derivative at each step's start: a left Riemann sum, reproduced exactly.
 """
 
 import math

@@ -1,4 +1,4 @@
-//! The single-mass impact of issue 3: a 1 kg mass at flange_b hits the gap at 1 m/s (c = 1e4 N/m,
+//! The single-mass impact: a 1 kg mass at flange_b hits the gap at 1 m/s (c = 1e4 N/m,
 //! d = 20 N.s/m, flange_a fixed at 0, s_rel0 = 0), co-simulated through the packaged FMU by a
 //! master that integrates the mass, against a high-accuracy solution computed here without the FMU.
 

@@ -1,4 +1,4 @@
-//! The normal force laws of `forceLaw`, written out again from their definitions (issue 10),
+//! The normal force laws of `forceLaw`, written out again from their definitions,
 //! independently of the FMU's source, and a reference impact computed with them: a body arriving
 //! at a fixed housing, integrated by classical RK4 at a fine step from the touch-down with the
 //! lift-off located by bisection of the last step.

@@ -38,9 +38,9 @@ pub enum Master {
 }
 
 impl Master {
-    /// The two masters the older tests and [`super::impact`] run.
+    /// The two masters of [`super::impact`] and of the tests that need no other ordering.
     pub const ALL: [Master; 2] = [Master::GaussSeidel, Master::Jacobi];
-    /// Every ordering of the units issue 19 asks for.
+    /// Every ordering of the units the coupling's acceptance cases ask for.
     pub const EVERY_ORDERING: [Master; 4] = [
         Master::GaussSeidel,
         Master::GaussSeidelBodyFirst,
@@ -278,7 +278,7 @@ fn run_plant(inst: &mut Instance, gap: Gap, plant: &Plant, run: Run) -> Vec<Samp
         "m_eff_estimate",
     ]
     .map(|name| inst.vr(name, VarType::Real));
-    // The redesign of issue 19 adds `E_port`; the older FMUs have none, and are still measured.
+    // `E_port` is read where the FMU has it; an FMU without it is still measured.
     let e_port = fmu
         .model_description
         .variable("E_port")

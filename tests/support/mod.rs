@@ -17,7 +17,8 @@
 //! - [`model_exchange`]: the same example with the gaps as Model Exchange instances under an
 //!   adaptive integrator with event location.
 //! - [`masters`]: the Gauss–Seidel (gap first, body first) and Jacobi masters of one body or two.
-//! - [`reference`], [`scenarios`]: issue 19's references and swept scenarios, and their report.
+//! - [`reference`], [`scenarios`]: the coupling acceptance cases' references and swept scenarios,
+//!   and their report.
 //! - [`fmi3`]: the same for the FMI 3.0 FMU (`$ELASTOGAP3_FMU` or `target/fmu/ElastoGap3.fmu`):
 //!   instances with early return, event mode and the intermediate-update callback.
 //! - [`early_return_master`]: a Gauss–Seidel and Jacobi master whose steps may end early, driving

@@ -1,4 +1,4 @@
-//! References for the coupling tests of issue 19, computed without the FMU: the hybrid integration
+//! References for the coupling's acceptance tests, computed without the FMU: the hybrid integration
 //! of [`super::exact::Exact`] (RK4 at a small fraction of the contact duration, contact start and
 //! end located by bisection, the ElastoGap law written out in [`super::exact::gap_force`]), sampled
 //! at the master's communication points.

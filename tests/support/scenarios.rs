@@ -1,7 +1,8 @@
-//! The scenarios of issue 19's acceptance cases and the report the tests print: each kind of case
-//! is swept over a range of parameters (the product's acceptance uses other, hidden ones), every
-//! measurement is kept as the worst value per master, case and criterion, and every violation is
-//! counted. `COUPLING_REPORT_ONLY=1` prints the report without failing, to measure an FMU.
+//! The scenarios of the coupling's acceptance cases and the report the tests print: each kind of
+//! case is swept over a range of parameters (the product's acceptance uses other, hidden ones),
+//! every measurement is kept as the worst value per master, case and criterion, and every
+//! violation is counted. `COUPLING_REPORT_ONLY=1` prints the report without failing, to measure an
+//! FMU.
 
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -17,7 +18,7 @@ pub struct ImpactParameters {
     pub speed: f64,
 }
 
-/// The damping the issue's example scales with the stiffness: 20 N.s/m at 1e4 N/m, kept at the
+/// The damping the base example scales with the stiffness: 20 N.s/m at 1e4 N/m, kept at the
 /// same damping ratio for a 1 kg body.
 pub fn issue_damping(c: f64) -> f64 {
     20.0 * (c / 1e4).sqrt()
@@ -37,7 +38,7 @@ impl ImpactParameters {
     }
 }
 
-/// The issue's example (1 kg at 1 m/s, c = 1e4 N/m, d = 20 N.s/m), then one change at a time:
+/// The base example (1 kg at 1 m/s, c = 1e4 N/m, d = 20 N.s/m), then one change at a time:
 /// stiffer contacts up to 1e8 N/m with the damping scaled along, a quarter of that damping ratio,
 /// a lighter and a heavier body, a slower and a faster impact.
 pub fn impact_sweep() -> Vec<ImpactParameters> {

@@ -1,5 +1,5 @@
 //! The classic stick–slip oscillator, its reference with every switch located, and the masters
-//! that co-simulate it through the FMU (issue 20's acceptance and the sweep beyond it).
+//! that co-simulate it through the FMU (the classic example's acceptance and the sweep beyond it).
 //!
 //! A block of mass `mass` is pressed on the contact with `normal` newtons and pulled through a
 //! spring `pull` (N/m) whose far end moves at `belt` (m/s) along the direction `angle` of the
@@ -70,7 +70,7 @@ pub struct Oscillator {
     pub guided: bool,
 }
 
-/// Issue 20's example: 1 kg, 20 N, 100 N/m, 0.1 m/s, mu 0.5 and 0.3, delta 1e-4 m, thresholds
+/// The classic example: 1 kg, 20 N, 100 N/m, 0.1 m/s, mu 0.5 and 0.3, delta 1e-4 m, thresholds
 /// 0.05 and 0.2 m/s wide enough that the block's oscillation on the stiction spring after it
 /// sticks again stays below `v_s` (sqrt(mu_s*|f|*delta/m) = 0.03 m/s against 0.05). Period
 /// 1.37 s.

@@ -101,7 +101,7 @@ if [ ! -d "$system32" ]; then
     "$wine" wineboot --init </dev/null >/dev/null 2>&1 || true
     [ -d "$system32" ] || die "wineboot did not create the prefix $WINEPREFIX"
     # wineboot returns while the new prefix is still being set up: wait for every Wine process
-    # to end (the first test in a prefix not yet settled once exited 1 without running), then
+    # to end (a test started in a prefix not yet settled can exit 1 without running), then
     # start our server again.
     "$wineserver" -w </dev/null >/dev/null 2>&1 || true
     "$wineserver" -p5 </dev/null >/dev/null 2>&1 || true
@@ -135,8 +135,8 @@ for test in "${TESTS[@]}"; do
     printf '\n--- tests/%s.rs under %s\n' "$test" "$("$wine" --version)"
     status=0
     run_under_wine "$test" || status=$?
-    # A binary that ends before its harness reports ran no test: Wine did not start it (seen once,
-    # silently, on a prefix just made). It gets one more start; a test that fails reports it.
+    # A binary that ends before its harness reports ran no test: Wine did not start it (which can
+    # happen, silently, on a prefix just made). It gets one more start; a test that fails reports it.
     if [ "$status" -ne 0 ] && ! grep -q '^test result:' "$root/target/win64/$test.out"; then
         say "tests/$test.rs exited $status under Wine before its harness reported; starting it once more"
         status=0

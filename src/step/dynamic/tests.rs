@@ -129,7 +129,7 @@ fn stiff_nonlinear_and_gravity_cases_match_a_fine_runge_kutta() {
 #[test]
 fn an_offset_gap_gives_the_same_impact() {
     // Far from 0, s_rel0 + x rounds tiny penetrations away: contact must be decided as the
-    // law sees it, or the motion enters unopposed (found by the co-simulation tests).
+    // law sees it, or the motion enters unopposed (the co-simulation tests reach such offsets).
     let at = |s_rel0: f64| {
         let law = GapLaw { s_rel0, ..LAW };
         let start = Motion {
@@ -152,7 +152,7 @@ fn an_offset_gap_gives_the_same_impact() {
 
 #[test]
 fn a_body_entering_at_the_edge_against_a_strong_pull_out_does_not_chatter() {
-    // Found in tests/memcheck.rs's workload: the coupling starts its model on the contact's
+    // As in tests/memcheck.rs's workload: the coupling starts its model on the contact's
     // edge, entering slowly while the extrapolated acceleration pulls hard the other way.
     let law = GapLaw {
         c: 59_192.078,
@@ -193,9 +193,9 @@ fn a_body_entering_at_the_edge_against_a_strong_pull_out_does_not_chatter() {
 }
 
 /// A motion on the contact's edge at the step's start, heading in, enters at once: as one a
-/// rounding inside it, and against the fine Runge–Kutta route. (It flew the whole step outside,
-/// to touch down at its end, where the edge lies far from zero: there a time step of the smallest
-/// double's size moves the position by less than its rounding.)
+/// rounding inside it, and against the fine Runge–Kutta route. (Where the edge lies far from
+/// zero, a time step of the smallest double's size moves the position by less than its rounding,
+/// and the motion could fly the whole step outside, to touch down at its end.)
 #[test]
 fn a_motion_on_the_edge_heading_in_enters_at_once() {
     for s_rel0 in [0.0, 1.5, -40.0] {

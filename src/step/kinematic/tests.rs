@@ -134,7 +134,7 @@ fn a_piece_with_a_kink_on_each_side_of_the_turn_and_one_after_it() {
     // leaves slowly (damper bound on), turns 0.83 ms in (bound off: d*|v| < |f_c|), gains
     // speed inward (bound on again) and goes deep enough for the spring to win (off): the
     // indicator changes sign between all four samples (start, turn, middle, end), three kinks.
-    // fuzz/deserialize_state found a state that stepped into this and indexed past them.
+    // fuzz/deserialize_state feeds states that step into this, which must not index past them.
     let law = GapLaw { n: 1.5, ..LAW };
     let motion = Motion {
         s: -0.0052,
