@@ -18,7 +18,8 @@
  *     ratio 0.003), its steps told apart afterwards by the body's positions: "approach" (free, the
  *     next step in contact), "contact" (in contact at its start or end) and "flight" (the others).
  * Prints "configuration scenario ns_per_step steps" per line, the clock's own cost taken out; exits
- * non-zero where a call fails or the body's motion is not finite.
+ * non-zero where a call fails or the body's motion is not finite. MASTER_ONLY="configuration
+ * scenario" runs that one alone (for a profiler).
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -209,6 +210,11 @@ int main(int argc, char **argv) {
         for (size_t j = 0; j < sizeof scenarios / sizeof *scenarios; j++) {
             const struct Configuration *config = &configurations[i];
             const struct Scenario *scenario = &scenarios[j];
+            const char *only = getenv("MASTER_ONLY");
+            char name[64];
+            snprintf(name, sizeof name, "%s %s", config->name, scenario->name);
+            if (only && strcmp(only, name) != 0)
+                continue;
             run(config, scenario, steps, times, positions);
             if (strcmp(scenario->name, "bouncing") != 0) {
                 double sum = 0.0;
