@@ -2,7 +2,7 @@
 # The demo: set up the machine, build and package both FMUs (target/fmu/ElastoGap.fmu, FMI 2.0, and
 # target/fmu/ElastoGap3.fmu, FMI 3.0), then simulate
 # Modelica.Mechanics.Translational.Examples.ElastoGap with them inside a small Rust master
-# (examples/msl_elastogap.rs), five times: as a co-simulation (two co-simulation instances, 10 ms
+# (examples/msl_elastogap/), five times: as a co-simulation (two co-simulation instances, 10 ms
 # steps; out/ElastoGap_cosim.*), with the FMU imported as Model Exchange (an adaptive integrator that
 # locates the FMU's events; out/ElastoGap_me.*), and as a co-simulation with the parameter m_eff = 1 kg
 # (mass2, 1 kg, against a fixed wall: each step integrates the contact's own dynamics; Gauss-Seidel

@@ -1,7 +1,7 @@
 //! The FMI 3.0 bad-input tables of `docs/bad-input-fmi3.md`, executed against the packaged
-//! `ElastoGap3.fmu` (`tests/support/fmi3.rs`), as `tests/bad_input_table.rs` executes the FMI 2.0
-//! ones: every row names a case by its key; the case's status, logged message and the state it
-//! leaves the instance in are checked, then that a legal continuation from that state succeeds.
+//! `ElastoGap3.fmu` (`tests/support/fmi3.rs`), as `tests/bad_input_table/main.rs` executes the
+//! FMI 2.0 ones: every row names a case by its key; the case's status, logged message and the state
+//! it leaves the instance in are checked, then that a legal continuation from that state succeeds.
 //! A row without a case and a case without a row both fail, and so does an FMI 2 row without an
 //! FMI 3 twin (unless the document lists it with its reason) or an FMI 3 function, the twin of one
 //! the FMI 2 table names, that no row calls: the two tables cannot drift apart either.
@@ -18,11 +18,12 @@ mod harness;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use support::bad_input_doc::{code_spans, function_names, section, table_rows, Row};
+use support::bad_input_doc::{
+    code_spans, function_names, row_of, section, table_rows, with_row_changed, Row,
+};
 use support::fmi3::Fmu3;
 use support::Status;
 
-use cases::CASES;
 use harness::{continue_from, state_of, After, Case, Returned};
 
 const FMI3_FILE: &str = "docs/bad-input-fmi3.md";
@@ -351,15 +352,19 @@ fn table_failures(fmu: &Arc<Fmu3>, document: &str, fmi2: &[Row]) -> Vec<String> 
             ));
         }
     }
-    let case_keys: BTreeSet<String> = CASES.iter().map(|(key, _)| key.to_string()).collect();
-    assert_eq!(case_keys.len(), CASES.len(), "a case key is defined twice");
+    let case_keys: BTreeSet<String> = cases::all().map(|(key, _)| key.to_string()).collect();
+    assert_eq!(
+        case_keys.len(),
+        cases::all().count(),
+        "a case key is defined twice"
+    );
     for key in case_keys.difference(&keys) {
         failures.push(format!("case `{key}` has no row in the table"));
     }
     for row in &rows {
         let key = row.key();
-        let failure = match CASES.iter().find(|(k, _)| *k == key) {
-            None => Some("the row has no case in tests/bad_input_table_fmi3/cases.rs".to_string()),
+        let failure = match cases::all().find(|(k, _)| *k == key) {
+            None => Some("the row has no case in tests/bad_input_table_fmi3/".to_string()),
             Some((_, case)) => check_row(fmu, row, *case).err(),
         };
         if let Some(failure) = failure {
@@ -388,50 +393,15 @@ fn every_row_of_the_fmi3_bad_input_table_holds() {
     );
 }
 
-/// The document with the cell text `from` replaced by `to` in the row of `key`.
-fn with_row_changed(document: &str, key: &str, from: &str, to: &str) -> String {
-    let marker = format!("| `{key}` |");
-    let mut changed = 0;
-    let lines: Vec<String> = document
-        .lines()
-        .map(|line| {
-            if line.starts_with(&marker) && line.contains(from) {
-                changed += 1;
-                line.replacen(from, to, 1)
-            } else {
-                line.to_string()
-            }
-        })
-        .collect();
-    assert_eq!(changed, 1, "the row `{key}` holds {from:?} once");
-    lines.join("\n")
-}
+/// A changed document and what its failures must say, each in one failure of its own.
+type Drift = (String, Vec<&'static str>);
 
-fn row_of(document: &str, key: &str) -> String {
-    document
-        .lines()
-        .find(|l| l.starts_with(&format!("| `{key}` |")))
-        .unwrap_or_else(|| panic!("the table has a row `{key}`"))
-        .to_string()
-}
-
-/// The check itself can fail: each kind of drift between the document and the FMU, and between
-/// the FMI 3 and the FMI 2 tables, is reported (and nothing else).
-#[test]
-fn drift_between_fmi3_table_and_fmu_is_reported() {
-    let fmu = Fmu3::load_default();
-    let document = read(FMI3_FILE);
-    let fmi2 = fmi2_rows();
-    let without = |key: &str| document.replace(&format!("{}\n", row_of(&document, key)), "");
-    let doubled = |key: &str, new_key: &str| {
-        let row = row_of(&document, key);
-        let copy = row.replacen(&format!("`{key}`"), &format!("`{new_key}`"), 1);
-        document.replace(&row, &format!("{row}\n{copy}"))
-    };
-    let drifts: Vec<(String, Vec<&str>)> = vec![
+/// Cells of rows changed to say what the FMU does not do.
+fn cell_drifts(document: &str) -> Vec<Drift> {
+    vec![
         (
             with_row_changed(
-                &document,
+                document,
                 "unknown-value-reference",
                 "reference 99`",
                 "reference 98`",
@@ -439,12 +409,12 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             vec!["no Error record under logStatusError contains"],
         ),
         (
-            with_row_changed(&document, "negative-c", "`fmi3Error`", "`fmi3OK`"),
+            with_row_changed(document, "negative-c", "`fmi3Error`", "`fmi3OK`"),
             vec!["returned Status(Error), the table says Status(Ok)"],
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "step-before-initialization",
                 "Instantiated (unchanged)",
                 "Error",
@@ -452,12 +422,12 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             vec!["left in state Instantiated, the table says Error"],
         ),
         (
-            with_row_changed(&document, "set-output", "| Error |", "| StepMode |"),
+            with_row_changed(document, "set-output", "| Error |", "| StepMode |"),
             vec!["left in state Error, the table says StepMode"],
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "null-resource-path",
                 "| Instantiated |",
                 "| none |",
@@ -466,7 +436,7 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "wrong-instantiation-token",
                 "| NULL |",
                 "| an instance |",
@@ -475,7 +445,7 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "n-below-1",
                 "`n = 0.5 is not allowed: it must be a finite number >= 1`",
                 "—",
@@ -484,13 +454,26 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "absent-type-empty-call",
                 "| — | StepMode",
                 "| `valueReferences[] is NULL` | StepMode",
             ),
             vec!["no Ok record"],
         ),
+    ]
+}
+
+/// Rows removed, re-keyed or doubled: drift between the document and the cases, and between the
+/// FMI 3 and the FMI 2 tables.
+fn coverage_drifts(document: &str) -> Vec<Drift> {
+    let without = |key: &str| document.replace(&format!("{}\n", row_of(document, key)), "");
+    let doubled = |key: &str, new_key: &str| {
+        let row = row_of(document, key);
+        let copy = row.replacen(&format!("`{key}`"), &format!("`{new_key}`"), 1);
+        document.replace(&row, &format!("{row}\n{copy}"))
+    };
+    vec![
         // A twin removed: its case has no row, and the FMI 2 row no twin.
         (
             without("zero-step-size"),
@@ -508,7 +491,7 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         ),
         (
             with_row_changed(
-                &document,
+                document,
                 "null-discrete-states-flag",
                 "| `null-event-info` |",
                 "| — |",
@@ -519,7 +502,7 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         // and so does the coverage of fmi2GetEventIndicators.
         (
             {
-                let row = row_of(&document, "wrong-number-of-event-indicators");
+                let row = row_of(document, "wrong-number-of-event-indicators");
                 let renamed = row.replace("fmi3GetEventIndicators", "fmi3GetEventIndicatorz");
                 document.replace(&row, &renamed)
             },
@@ -529,12 +512,7 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             ],
         ),
         (
-            with_row_changed(
-                &document,
-                "cancel-step",
-                "| `cancel-step` |",
-                "| `cancel` |",
-            ),
+            with_row_changed(document, "cancel-step", "| `cancel-step` |", "| `cancel` |"),
             vec![
                 "FMI 2 row `cancel-step` has no FMI 3 twin",
                 "lists `cancel`, which is no FMI 2 row",
@@ -551,7 +529,16 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
             ),
             vec!["key `enter-step-mode-in-step-mode` is used twice"],
         ),
-    ];
+    ]
+}
+
+/// The check itself can fail: each kind of drift between the document and the FMU, and between
+/// the FMI 3 and the FMI 2 tables, is reported (and nothing else).
+#[test]
+fn drift_between_fmi3_table_and_fmu_is_reported() {
+    let fmu = Fmu3::load_default();
+    let document = read(FMI3_FILE);
+    let fmi2 = fmi2_rows();
     // Rows that fail as the document stands (an FMU that does not yet do what a row says) are
     // the every-row test's business; here only what a change adds counts. Line numbers are
     // dropped, since removing or adding a row moves the rows after it.
@@ -565,6 +552,9 @@ fn drift_between_fmi3_table_and_fmu_is_reported() {
         .iter()
         .map(without_line)
         .collect();
+    let drifts = cell_drifts(&document)
+        .into_iter()
+        .chain(coverage_drifts(&document));
     for (changed, expected) in drifts {
         let failures: Vec<String> = table_failures(&fmu, &changed, &fmi2)
             .into_iter()

@@ -1,4 +1,4 @@
-//! Accuracy of the demo co-simulation (`examples/msl_elastogap.rs`, masters in
+//! Accuracy of the demo co-simulation (`examples/msl_elastogap/`, masters in
 //! `tests/support/cosim.rs` and, for the FMI 3.0 FMU with early return, `tests/support/cosim3.rs`)
 //! against a solution of the same MSL example computed here without the
 //! FMU: the MSL ElastoGap law written out again, classical RK4 with small steps, and every switch of

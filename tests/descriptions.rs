@@ -22,16 +22,16 @@ const DEFINITION: &[&str] = &[];
 /// [`DEFINITION`].
 const RULES: &[(&str, &[&str])] = &[
     ("time", DEFINITION),
-    ("c", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("d", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("s_rel0", &["tests/edge_cases.rs::inputs_exactly_at_s_rel0"]),
-    ("n", &["tests/edge_cases.rs::exponents_far_above_one", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("s_ref", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("f_ref", &["tests/edge_cases.rs::zero_reference_force_is_c_times_s_ref"]),
-    ("useHeatPort", &["tests/importer_harness.rs::heat_flow_is_the_negative_mean_dissipated_power"]),
-    ("maxSubstepSize", &["tests/edge_cases.rs::communication_step_of_1000_s_with_the_default_substep_limits", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("maxSubstepCount", &["tests/edge_cases.rs::communication_step_of_1000_s_with_the_default_substep_limits", "tests/bad_input_table.rs::every_row_of_the_bad_input_table_holds"]),
-    ("accelerationEstimate", &["tests/importer_harness.rs::supplied_derivatives_override_the_estimate_for_one_step_only", "tests/impact_accuracy.rs::substepped_coupling_meets_the_targets_with_and_without_input_derivatives"]),
+    ("c", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("d", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("s_rel0", &["tests/edge_cases::inputs_exactly_at_s_rel0"]),
+    ("n", &["tests/edge_cases::exponents_far_above_one", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("s_ref", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("f_ref", &["tests/edge_cases::zero_reference_force_is_c_times_s_ref"]),
+    ("useHeatPort", &["tests/importer_harness::heat_flow_is_the_negative_mean_dissipated_power"]),
+    ("maxSubstepSize", &["tests/edge_cases::communication_step_of_1000_s_with_the_default_substep_limits", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("maxSubstepCount", &["tests/edge_cases::communication_step_of_1000_s_with_the_default_substep_limits", "tests/bad_input_table::every_row_of_the_bad_input_table_holds"]),
+    ("accelerationEstimate", &["tests/importer_harness::supplied_derivatives_override_the_estimate_for_one_step_only", "tests/impact_accuracy.rs::substepped_coupling_meets_the_targets_with_and_without_input_derivatives"]),
     ("m_eff", &["tests/contact_dynamics.rs::a_known_mass_hitting_a_housing_rebounds_right_at_any_step_with_either_master"]),
     ("relativeTolerance", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu"]),
     ("forceLaw", &["tests/force_laws.rs::every_law_gives_the_reference_restitution_and_loss_through_the_packaged_fmu"]),
@@ -69,12 +69,12 @@ const RULES: &[(&str, &[&str])] = &[
     ("flange_b.v", DEFINITION),
     ("v_tx", &["tests/friction.rs::the_friction_opposes_the_slip_in_every_direction_with_the_curves_magnitude"]),
     ("v_ty", &["tests/friction.rs::the_friction_opposes_the_slip_in_every_direction_with_the_curves_magnitude"]),
-    ("f", &["tests/edge_cases.rs::grazing_and_hair_thin_contacts", "tests/force_laws.rs::every_law_gives_the_reference_impact_through_model_exchange_with_located_events"]),
+    ("f", &["tests/edge_cases::grazing_and_hair_thin_contacts", "tests/force_laws.rs::every_law_gives_the_reference_impact_through_model_exchange_with_located_events"]),
     ("s_rel", DEFINITION),
     ("v_rel", DEFINITION),
     ("contact", &["tests/model_exchange.rs::outputs_are_functions_of_the_inputs_and_contact_changes_only_at_events", "tests/python/test_gap_force.py::test_model_exchange_raises_events_at_both_ends_of_the_range"]),
-    ("lossPower", &["tests/edge_cases.rs::grazing_and_hair_thin_contacts", "tests/friction.rs::the_friction_takes_mu_times_the_normal_impulse_in_every_regime"]),
-    ("heatPort.Q_flow", &["tests/importer_harness.rs::heat_flow_is_the_negative_mean_dissipated_power"]),
+    ("lossPower", &["tests/edge_cases::grazing_and_hair_thin_contacts", "tests/friction.rs::the_friction_takes_mu_times_the_normal_impulse_in_every_regime"]),
+    ("heatPort.Q_flow", &["tests/importer_harness::heat_flow_is_the_negative_mean_dissipated_power"]),
     ("f_mean", &["tests/short_steps.rs::steps_of_a_hundredth_of_a_contact_are_the_integral_along_the_masters_motion_bit_for_bit", "tests/contact_dynamics.rs::a_known_mass_hitting_a_housing_rebounds_right_at_any_step_with_either_master", "tests/descriptions.rs::the_first_probe_holds_its_share_of_the_impulse_along_the_motion", "tests/late_mean.rs::a_body_met_in_the_first_step_without_a_mass_stays_within_the_bound", "tests/safety_sweep.rs::every_random_system_stays_bounded_under_every_master"]),
     ("f_next", &["tests/contact_dynamics.rs::a_known_mass_hitting_a_housing_rebounds_right_at_any_step_with_either_master", "tests/fmi3_layer.rs::early_return_stops_at_the_touch_down_and_event_mode_takes_the_switch"]),
     ("m_eff_estimate", &["tests/descriptions.rs::m_eff_estimate_is_zero_until_an_answer_tells_a_mass"]),
@@ -123,16 +123,27 @@ fn every_variables_rule_names_a_test_that_exists() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Whether `path::function` names a Rust `fn` or Python `def` in that file.
+/// Whether `path::function` names a Rust `fn` or Python `def` in that file, or in a file of that
+/// directory (a test target split into modules).
 fn test_exists(test: &str) -> Result<(), String> {
     let (path, function) = test
         .rsplit_once("::")
         .ok_or_else(|| format!("{test}: not path::function"))?;
-    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full).map_err(|e| format!("{path}: {e}"))?;
-    let defined = [format!("fn {function}("), format!("def {function}(")]
-        .iter()
-        .any(|d| text.contains(d.as_str()));
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let files: Vec<std::path::PathBuf> = if full.is_dir() {
+        std::fs::read_dir(&full)
+            .map_err(|e| format!("{path}: {e}"))?
+            .map(|e| e.expect("a directory entry").path())
+            .collect()
+    } else {
+        vec![full]
+    };
+    let defined = files.iter().any(|file| {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        [format!("fn {function}("), format!("def {function}(")]
+            .iter()
+            .any(|d| text.contains(d.as_str()))
+    });
     if defined {
         Ok(())
     } else {

@@ -11,7 +11,7 @@
 //!   from the step at which that is found, which one warning names. Not before the contact's third
 //!   step: over its first, a master that holds `f_mean` one step late held the free step's
 //!   nothing, and its silence is a prescribed motion's (`tests/contact_dynamics.rs` and
-//!   `tests/coupling_robustness.rs` hold such masters).
+//!   `tests/coupling_robustness/` hold such masters).
 //!
 //! Each kind over seeded random cases (stiffness, damping, exponent, speed, step, and where in a
 //! step the touch-down falls, on a communication point included); the expectation is the motion

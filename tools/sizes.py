@@ -2,8 +2,10 @@
 """File and function sizes of the crate's sources, as markdown tables.
 
     python3 tools/sizes.py            every file of src/ and every function over 60 lines
-    python3 tools/sizes.py --check    exits 1 if a file is over 700 lines or a function over 80
-                                      (test modules not counted), except those in EXCEPTIONS
+    python3 tools/sizes.py --check    exits 1 if a file of src/ is over 700 lines or a function over
+                                      80 (test modules not counted), except those in EXCEPTIONS,
+                                      or a file of the tests, fuzz targets, benchmarks or examples
+                                      over 1,000 lines or a function there over 150
 
 A file is counted whole, its unit tests included (they are what a reader scrolls through too). A
 function is counted from its `fn` line to the line of its closing brace, attributes and doc comments
@@ -17,6 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FILE_LIMIT = 700
 FUNCTION_LIMIT = 80
+# The tests, the fuzz targets, the benchmarks and the examples: files and functions a newcomer can
+# still find their way in.
+TEST_ROOTS = ["tests", "fuzz/fuzz_targets", "fuzz/src", "benches", "examples"]
+TEST_FILE_LIMIT = 1000
+TEST_FUNCTION_LIMIT = 150
 LISTED_FROM = 60
 
 # Functions left longer, each with its reason: one `match` over the variable table (its length is
@@ -89,6 +96,27 @@ def measure():
     return files, funcs
 
 
+def measure_tests():
+    """(file, lines) and (file, function, first line, length) of the tests' Rust sources."""
+    files, funcs = [], []
+    for root in TEST_ROOTS:
+        for path in sorted((ROOT / root).rglob("*.rs")):
+            rel = path.relative_to(ROOT).as_posix()
+            if "/target/" in f"/{rel}":
+                continue
+            lines = path.read_text().splitlines()
+            files.append((rel, len(lines)))
+            funcs += [(rel, name, first, length) for name, first, length in functions(lines)]
+    return files, funcs
+
+
+def tests_over():
+    files, funcs = measure_tests()
+    over = [f"{f}: {n} lines" for f, n in files if n > TEST_FILE_LIMIT]
+    over += [f"{f}: fn {name} {n} lines" for f, name, _, n in funcs if n > TEST_FUNCTION_LIMIT]
+    return over
+
+
 def main():
     files, funcs = measure()
     if "--check" in sys.argv:
@@ -98,7 +126,9 @@ def main():
             for f, name, _, n in funcs
             if n > FUNCTION_LIMIT and f"{f}::{name}" not in EXCEPTIONS
         ]
-        print("\n".join(over) or f"no file over {FILE_LIMIT} lines, no function over {FUNCTION_LIMIT}")
+        over += tests_over()
+        print("\n".join(over) or f"no file over {FILE_LIMIT} lines, no function over {FUNCTION_LIMIT}; "
+              f"in the tests none over {TEST_FILE_LIMIT} and {TEST_FUNCTION_LIMIT}")
         return 1 if over else 0
     print("| file | lines |\n| --- | --- |")
     for f, n in sorted(files, key=lambda x: -x[1]):

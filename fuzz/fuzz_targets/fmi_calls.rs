@@ -12,16 +12,22 @@ use std::ffi::CString;
 
 use arbitrary::Arbitrary;
 use elastogap::fmi2::*;
-use elastogap::variables::{Causality, Var, VARIABLES};
-use elastogap::variables::{EVENT_INDICATORS, STATES};
-use elastogap_fuzz::{
-    check_returned_array, check_step, Instance, CO_SIMULATION, MODEL_EXCHANGE, OK,
-};
-use fmi_sys::fmi2::{
-    fmi2Boolean, fmi2Byte, fmi2EventInfo, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2Status,
-    fmi2StatusKind, fmi2String, fmi2ValueReference,
-};
+use elastogap::variables::STATES;
+use elastogap::variables::{Var, VARIABLES};
+use elastogap_fuzz::{Instance, CO_SIMULATION, MODEL_EXCHANGE, OK};
+use fmi_sys::fmi2::{fmi2EventInfo, fmi2FMUstate, fmi2Status, fmi2ValueReference};
 use libfuzzer_sys::fuzz_target;
+
+#[path = "fmi_calls/co_simulation.rs"]
+mod co_simulation;
+#[path = "fmi_calls/fmu_states.rs"]
+mod fmu_states;
+#[path = "fmi_calls/life_cycle.rs"]
+mod life_cycle;
+#[path = "fmi_calls/model_exchange.rs"]
+mod model_exchange;
+#[path = "fmi_calls/values.rs"]
+mod values;
 
 /// Table files for the Gap Force, written once per process as absolute paths: no file (empty),
 /// both tables, a damping table alone, and one the FMU refuses (unsorted abscissae).
@@ -603,613 +609,55 @@ impl Harness {
         }
     }
 
+    /// Runs a call on the current instance, with the function of its kind.
     fn run_on_instance(&mut self, call: &Call) {
         let instance = self.instance().expect("checked by the caller");
         match call {
-            Call::SetDebugLogging {
-                on,
-                categories,
-                array,
-            } => {
-                let owned: Vec<Option<CString>> = categories
-                    .iter()
-                    .map(|category| match category {
-                        Category::Known(k) => {
-                            let names = elastogap_fuzz::declared_categories();
-                            Some(CString::new(names[usize::from(*k) % names.len()]).unwrap())
-                        }
-                        Category::Null => None,
-                        Category::Other(text) => text.make("logNothing"),
-                    })
-                    .collect();
-                let pointers: Vec<fmi2String> = owned
-                    .iter()
-                    .map(|s| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()))
-                    .collect();
-                let (p, n) = array.pass(&pointers);
-                instance.call("fmi2SetDebugLogging", |c| unsafe {
-                    fmi2SetDebugLogging(c, fmi2Boolean::from(*on), n, p)
-                });
-            }
-            Call::SetupExperiment {
-                tolerance,
-                start,
-                stop,
-            } => {
-                instance.call("fmi2SetupExperiment", |c| unsafe {
-                    fmi2SetupExperiment(
-                        c,
-                        fmi2Boolean::from(tolerance.is_some()),
-                        tolerance.map_or(0.0, Real::value),
-                        start.value(),
-                        fmi2Boolean::from(stop.is_some()),
-                        stop.map_or(0.0, Real::value),
-                    )
-                });
-            }
-            Call::EnterInitializationMode => {
-                instance.call("fmi2EnterInitializationMode", |c| unsafe {
-                    fmi2EnterInitializationMode(c)
-                });
-            }
-            Call::ExitInitializationMode => {
-                let status = instance.call("fmi2ExitInitializationMode", |c| unsafe {
-                    fmi2ExitInitializationMode(c)
-                });
-                if status == OK {
-                    instance.check_outputs("after fmi2ExitInitializationMode");
-                }
-            }
-            Call::Terminate => {
-                instance.call("fmi2Terminate", |c| unsafe { fmi2Terminate(c) });
-            }
-            Call::Reset => {
-                instance.call("fmi2Reset", |c| unsafe { fmi2Reset(c) });
-            }
-            Call::GetReal {
-                references,
-                array,
-                out,
-            } => {
-                let vrs: Vec<_> = references.iter().map(|r| r.value()).collect();
-                let mut values = vec![0.0 as fmi2Real; vrs.len()];
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = out.pass_mut(&mut values);
-                let status = instance.call("fmi2GetReal", |c| unsafe { fmi2GetReal(c, p, n, q) });
-                if status == OK {
-                    // Parameters echo what was set before initialization; computed values must
-                    // be finite.
-                    for (reference, x) in vrs.iter().zip(&values).take(n) {
-                        let variable = elastogap::variables::by_value_reference(*reference)
-                            .expect("an OK call names known variables");
-                        if matches!(variable.causality, Causality::Output | Causality::Local) {
-                            assert!(
-                                x.is_finite(),
-                                "fmi2GetReal returned fmi2OK with {} = {x}",
-                                variable.name
-                            );
-                        }
-                    }
-                }
-            }
-            Call::GetInteger {
-                references,
-                array,
-                out,
-            } => {
-                let vrs: Vec<_> = references.iter().map(|r| r.value()).collect();
-                let mut values = vec![0 as fmi2Integer; vrs.len()];
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = out.pass_mut(&mut values);
-                instance.call("fmi2GetInteger", |c| unsafe { fmi2GetInteger(c, p, n, q) });
-            }
-            Call::GetBoolean {
-                references,
-                array,
-                out,
-            } => {
-                let vrs: Vec<_> = references.iter().map(|r| r.value()).collect();
-                let mut values = vec![0 as fmi2Boolean; vrs.len()];
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = out.pass_mut(&mut values);
-                instance.call("fmi2GetBoolean", |c| unsafe { fmi2GetBoolean(c, p, n, q) });
-                if values.iter().any(|b| *b != 0 && *b != 1) {
-                    panic!(
-                        "fmi2GetBoolean wrote a value other than fmi2True/fmi2False: {values:?}"
-                    );
-                }
-            }
-            Call::GetString {
-                references,
-                array,
-                out,
-            } => {
-                let vrs: Vec<_> = references.iter().map(|r| r.value()).collect();
-                let mut values = vec![std::ptr::null() as fmi2String; vrs.len()];
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = out.pass_mut(&mut values);
-                instance.call("fmi2GetString", |c| unsafe { fmi2GetString(c, p, n, q) });
-            }
-            Call::SetReal {
-                values,
-                array,
-                values_array,
-            } => {
-                let vrs: Vec<_> = values.iter().map(|(r, _)| r.value()).collect();
-                let xs: Vec<fmi2Real> = values.iter().map(|(_, x)| x.value()).collect();
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = values_array.pass(&xs);
-                instance.call("fmi2SetReal", |c| unsafe { fmi2SetReal(c, p, n, q) });
-            }
-            Call::SetInteger {
-                values,
-                array,
-                values_array,
-            } => {
-                let vrs: Vec<_> = values.iter().map(|(r, _)| r.value()).collect();
-                let xs: Vec<fmi2Integer> = values.iter().map(|(_, x)| *x).collect();
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = values_array.pass(&xs);
-                instance.call("fmi2SetInteger", |c| unsafe { fmi2SetInteger(c, p, n, q) });
-            }
-            Call::SetBoolean {
-                values,
-                array,
-                values_array,
-            } => {
-                let vrs: Vec<_> = values.iter().map(|(r, _)| r.value()).collect();
-                let xs: Vec<fmi2Boolean> = values.iter().map(|(_, x)| *x).collect();
-                let (p, n) = array.pass(&vrs);
-                let (q, _) = values_array.pass(&xs);
-                instance.call("fmi2SetBoolean", |c| unsafe { fmi2SetBoolean(c, p, n, q) });
-            }
-            Call::SetString {
-                references,
-                strings,
-                array,
-            } => {
-                let vrs: Vec<_> = references.iter().map(|r| r.value()).collect();
-                let owned: Vec<Option<CString>> = (0..vrs.len())
-                    .map(|k| strings.get(k).and_then(|s| s.make("text")))
-                    .collect();
-                let pointers: Vec<fmi2String> = owned
-                    .iter()
-                    .map(|s| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()))
-                    .collect();
-                let (p, n) = array.pass(&vrs);
-                instance.call("fmi2SetString", |c| unsafe {
-                    fmi2SetString(c, p, n, pointers.as_ptr())
-                });
-            }
-            Call::SetKey { which, value } => {
-                let x = value.value();
-                match which % 7 {
-                    0 => {
-                        instance.set_reals(&[(Var::MaxSubstepSize, x)]);
-                    }
-                    1 => {
-                        let vr =
-                            [elastogap::variables::by_var(Var::MaxSubstepCount).value_reference];
-                        let n = [x as fmi2Integer];
-                        instance.call("fmi2SetInteger", |c| unsafe {
-                            fmi2SetInteger(c, vr.as_ptr(), 1, n.as_ptr())
-                        });
-                    }
-                    2 => {
-                        instance.set_reals(&[(Var::FlangeBS, x)]);
-                    }
-                    3 => {
-                        instance.set_reals(&[(Var::FlangeBV, x)]);
-                    }
-                    4 => {
-                        instance.set_reals(&[(Var::SRel0, x)]);
-                    }
-                    5 => {
-                        instance.set_reals(&[(Var::VTx, x), (Var::VTy, -0.5 * x)]);
-                    }
-                    _ => {
-                        instance.set_reals(&[(Var::N, x)]);
-                    }
-                }
-            }
+            Call::SetDebugLogging { .. }
+            | Call::SetupExperiment { .. }
+            | Call::EnterInitializationMode
+            | Call::ExitInitializationMode
+            | Call::Terminate
+            | Call::Reset => life_cycle::run(instance, call),
+            Call::GetReal { .. }
+            | Call::GetInteger { .. }
+            | Call::GetBoolean { .. }
+            | Call::GetString { .. } => values::get(instance, call),
+            Call::SetReal { .. }
+            | Call::SetInteger { .. }
+            | Call::SetBoolean { .. }
+            | Call::SetString { .. } => values::set(instance, call),
+            Call::SetKey { which, value } => values::set_key(instance, *which, *value),
             Call::ChooseLaw {
                 law,
                 variant,
                 which,
                 value,
-            } => {
-                let choices = [
-                    (Var::ForceLaw, 1 + i32::from(*law % 7)),
-                    (Var::Hysteresis, 1 + i32::from(*variant % 5)),
-                    (Var::RecurDynDamping, 1 + i32::from(*variant % 2)),
-                    // Friction (refused with the Gap Force) in about half the choices.
-                    (Var::FrictionLaw, 1 + i32::from(*law / 7 % 3)),
-                    (Var::FrictionInterpolation, 1 + i32::from(*variant / 4 % 2)),
-                ];
-                for (var, choice) in choices {
-                    let vr = [elastogap::variables::by_var(var).value_reference];
-                    let n = [choice];
-                    instance.call("fmi2SetInteger", |c| unsafe {
-                        fmi2SetInteger(c, vr.as_ptr(), 1, n.as_ptr())
-                    });
-                }
-                let parameter = [
-                    Var::Chi,
-                    Var::E,
-                    Var::V0Min,
-                    Var::DMax,
-                    Var::ND,
-                    Var::Rdf,
-                    Var::NV,
-                    Var::Preload,
-                    Var::RangeMin,
-                    Var::RangeMax,
-                    Var::MuS,
-                    Var::MuD,
-                    Var::VS,
-                    Var::VD,
-                    Var::FTMax,
-                    Var::VTy,
-                    Var::DX,
-                    Var::DY,
-                    Var::NX,
-                    Var::NY,
-                    Var::PreloadX,
-                    Var::PreloadY,
-                    Var::MaxStictionDeformation,
-                ][usize::from(*which) % 23];
-                instance.set_reals(&[(parameter, value.value())]);
-                // The Gap Force's tables: none, or one of the files `table_files` wrote (valid
-                // ones and a refused one).
-                let vr = [elastogap::variables::by_var(Var::TableFile).value_reference];
-                let file = table_files()[usize::from(*variant) % 4].as_ptr();
-                instance.call("fmi2SetString", |c| unsafe {
-                    fmi2SetString(c, vr.as_ptr(), 1, &file)
-                });
-            }
-            Call::GetFMUstate(slot) => {
-                let p = self.state_pointer(*slot);
-                let instance = self.instance().expect("checked");
-                instance.call("fmi2GetFMUstate", |c| unsafe { fmi2GetFMUstate(c, p) });
-            }
-            Call::SetFMUstate(slot) => {
-                let state = self.state_value(*slot);
-                let status =
-                    instance.call("fmi2SetFMUstate", |c| unsafe { fmi2SetFMUstate(c, state) });
-                if status == OK && instance.running() {
-                    instance.check_outputs("after fmi2SetFMUstate");
-                }
-            }
-            Call::FreeFMUstate(slot) => {
-                let p = self.state_pointer(*slot);
-                let instance = self.instance().expect("checked");
-                instance.call("fmi2FreeFMUstate", |c| unsafe { fmi2FreeFMUstate(c, p) });
-            }
-            Call::SerializedFMUstateSize { slot, null_size } => {
-                let state = self.state_value(*slot);
-                let mut size = usize::MAX;
-                let p: *mut usize = if *null_size {
-                    std::ptr::null_mut()
-                } else {
-                    &mut size
-                };
-                let status = instance.call("fmi2SerializedFMUstateSize", |c| unsafe {
-                    fmi2SerializedFMUstateSize(c, state, p)
-                });
-                if status == OK {
-                    assert_eq!(size, elastogap::snapshot::SERIALIZED_SIZE);
-                }
-            }
-            Call::SerializeFMUstate {
-                slot,
-                size,
-                null_buffer,
-            } => {
-                let state = self.state_value(*slot);
-                let size = size.map_or(elastogap::snapshot::SERIALIZED_SIZE, usize::from);
-                let mut buffer = vec![0xA5u8; size];
-                let p: *mut fmi2Byte = if *null_buffer {
-                    std::ptr::null_mut()
-                } else {
-                    buffer.as_mut_ptr().cast()
-                };
-                let status = instance.call("fmi2SerializeFMUstate", |c| unsafe {
-                    fmi2SerializeFMUstate(c, state, p, size)
-                });
-                if status == OK {
-                    self.serialized = buffer;
-                }
-            }
-            Call::DeSerializeFMUstate { source, slot } => {
-                let bytes: Option<Vec<u8>> = match source {
-                    Serialized::LastWritten {
-                        flips,
-                        field,
-                        truncate,
-                    } => {
-                        let mut bytes = self.serialized.clone();
-                        for (at, xor) in flips {
-                            if !bytes.is_empty() {
-                                let k = usize::from(*at) % bytes.len();
-                                bytes[k] ^= xor;
-                            }
-                        }
-                        if let Some((index, value)) = field {
-                            let at = 12 + 8 * usize::from(*index);
-                            if at + 8 <= bytes.len() {
-                                bytes[at..at + 8].copy_from_slice(&value.value().to_le_bytes());
-                            }
-                        }
-                        if let Some(length) = truncate {
-                            bytes.truncate(usize::from(*length));
-                        }
-                        Some(bytes)
-                    }
-                    Serialized::Raw(bytes) => Some(bytes.clone()),
-                    Serialized::Null(_) => None,
-                };
-                let size = match (source, &bytes) {
-                    (Serialized::Null(size), _) => usize::from(*size).max(1),
-                    (_, Some(bytes)) => bytes.len(),
-                    (_, None) => 0,
-                };
-                let data: *const fmi2Byte = bytes
-                    .as_ref()
-                    .map_or(std::ptr::null(), |b| b.as_ptr().cast());
-                let p = self.state_pointer(*slot);
-                let instance = self.instance().expect("checked");
-                instance.call("fmi2DeSerializeFMUstate", |c| unsafe {
-                    fmi2DeSerializeFMUstate(c, data, size, p)
-                });
-            }
-            Call::GetDirectionalDerivative {
-                unknowns,
-                knowns,
-                arrays,
-            } => {
-                let unknown_refs: Vec<_> = unknowns.iter().map(|r| r.value()).collect();
-                let known_refs: Vec<_> = knowns.iter().map(|(r, _)| r.value()).collect();
-                let seeds: Vec<fmi2Real> = knowns.iter().map(|(_, x)| x.value()).collect();
-                let mut results = vec![f64::NAN; unknown_refs.len()];
-                let (pu, nu) = arrays[0].pass(&unknown_refs);
-                let (pk, nk) = arrays[1].pass(&known_refs);
-                let (ps, _) = arrays[2].pass(&seeds);
-                let (pr, _) = arrays[3].pass_mut(&mut results);
-                let status = instance.call("fmi2GetDirectionalDerivative", |c| unsafe {
-                    fmi2GetDirectionalDerivative(c, pu, nu, pk, nk, ps, pr)
-                });
-                if status == OK {
-                    assert!(
-                        results[..nu].iter().all(|x| x.is_finite()),
-                        "fmi2GetDirectionalDerivative returned fmi2OK with {results:?}"
-                    );
-                }
-            }
-            Call::SetRealInputDerivatives { values, arrays } => {
-                let vrs: Vec<_> = values.iter().map(|(r, _, _)| r.value()).collect();
-                let orders: Vec<fmi2Integer> = values.iter().map(|(_, o, _)| *o).collect();
-                let xs: Vec<fmi2Real> = values.iter().map(|(_, _, x)| x.value()).collect();
-                let (p, n) = arrays[0].pass(&vrs);
-                let (po, _) = arrays[1].pass(&orders);
-                let (px, _) = arrays[2].pass(&xs);
-                instance.call("fmi2SetRealInputDerivatives", |c| unsafe {
-                    fmi2SetRealInputDerivatives(c, p, n, po, px)
-                });
-            }
-            Call::GetRealOutputDerivatives { values, arrays } => {
-                let vrs: Vec<_> = values.iter().map(|(r, _)| r.value()).collect();
-                let orders: Vec<fmi2Integer> = values.iter().map(|(_, o)| *o).collect();
-                let mut xs = vec![f64::NAN; vrs.len()];
-                let (p, n) = arrays[0].pass(&vrs);
-                let (po, _) = arrays[1].pass(&orders);
-                let (px, _) = arrays[2].pass_mut(&mut xs);
-                let status = instance.call("fmi2GetRealOutputDerivatives", |c| unsafe {
-                    fmi2GetRealOutputDerivatives(c, p, n, po, px)
-                });
-                if status == OK {
-                    assert!(
-                        xs[..n].iter().all(|x| x.is_finite()),
-                        "fmi2GetRealOutputDerivatives returned fmi2OK with {xs:?}"
-                    );
-                }
-            }
-            Call::DoStep {
-                when,
-                h,
-                no_set_prior,
-            } => {
-                instance.cap_substeps();
-                let now = instance.time();
-                let base = now.unwrap_or(0.0);
-                let t = match when {
-                    When::Now => base,
-                    When::NowPlus(dt) => base + dt.value(),
-                    When::NowScaled(factor) => base * factor.value(),
-                    When::At(t) => t.value(),
-                };
-                let h = h.value();
-                let before = now.and_then(|_| instance.check_outputs("before fmi2DoStep"));
-                let status = instance.call("fmi2DoStep", |c| unsafe {
-                    fmi2DoStep(c, t, h, fmi2Boolean::from(*no_set_prior))
-                });
-                if status == OK {
-                    let after = instance
-                        .check_outputs("after fmi2DoStep")
-                        .expect("outputs are readable after an OK step");
-                    check_step(before, after, h);
-                }
-            }
-            Call::CancelStep => {
-                instance.call("fmi2CancelStep", |c| unsafe { fmi2CancelStep(c) });
-            }
-            Call::GetStatus { kind, null } => {
-                let mut value: fmi2Status = 0;
-                let p = if *null {
-                    std::ptr::null_mut()
-                } else {
-                    &mut value
-                };
-                instance.call("fmi2GetStatus", |c| unsafe {
-                    fmi2GetStatus(c, *kind as fmi2StatusKind, p)
-                });
-            }
-            Call::GetRealStatus { kind, null } => {
-                let mut value = 0.0;
-                let p = if *null {
-                    std::ptr::null_mut()
-                } else {
-                    &mut value
-                };
-                instance.call("fmi2GetRealStatus", |c| unsafe {
-                    fmi2GetRealStatus(c, *kind as fmi2StatusKind, p)
-                });
-            }
-            Call::GetIntegerStatus { kind, null } => {
-                let mut value = 0;
-                let p = if *null {
-                    std::ptr::null_mut()
-                } else {
-                    &mut value
-                };
-                instance.call("fmi2GetIntegerStatus", |c| unsafe {
-                    fmi2GetIntegerStatus(c, *kind as fmi2StatusKind, p)
-                });
-            }
-            Call::GetBooleanStatus { kind, null } => {
-                let mut value = 0;
-                let p = if *null {
-                    std::ptr::null_mut()
-                } else {
-                    &mut value
-                };
-                instance.call("fmi2GetBooleanStatus", |c| unsafe {
-                    fmi2GetBooleanStatus(c, *kind as fmi2StatusKind, p)
-                });
-            }
-            Call::GetStringStatus { kind, null } => {
-                let mut value: fmi2String = std::ptr::null();
-                let p = if *null {
-                    std::ptr::null_mut()
-                } else {
-                    &mut value
-                };
-                instance.call("fmi2GetStringStatus", |c| unsafe {
-                    fmi2GetStringStatus(c, *kind as fmi2StatusKind, p)
-                });
-            }
-            Call::EnterEventMode => {
-                instance.call("fmi2EnterEventMode", |c| unsafe { fmi2EnterEventMode(c) });
-            }
-            Call::NewDiscreteStates { null_info } => {
-                // Not the values the FMU must write, so that a field it leaves is caught.
-                let mut info = fmi2EventInfo {
-                    newDiscreteStatesNeeded: 7,
-                    terminateSimulation: 7,
-                    nominalsOfContinuousStatesChanged: 7,
-                    valuesOfContinuousStatesChanged: 7,
-                    nextEventTimeDefined: 7,
-                    nextEventTime: f64::NAN,
-                };
-                let p: *mut fmi2EventInfo = if *null_info {
-                    std::ptr::null_mut()
-                } else {
-                    &mut info
-                };
-                let status = instance.call("fmi2NewDiscreteStates", |c| unsafe {
-                    fmi2NewDiscreteStates(c, p)
-                });
-                if status == OK {
-                    instance.check_event("after fmi2NewDiscreteStates", &info);
-                }
-            }
-            Call::EnterContinuousTimeMode => {
-                instance.call("fmi2EnterContinuousTimeMode", |c| unsafe {
-                    fmi2EnterContinuousTimeMode(c)
-                });
-            }
-            Call::CompletedIntegratorStep {
-                no_set_prior,
-                null_enter_event_mode,
-                null_terminate,
-            } => {
-                let (mut enter_event_mode, mut terminate): (fmi2Boolean, fmi2Boolean) = (7, 7);
-                let pe: *mut fmi2Boolean = if *null_enter_event_mode {
-                    std::ptr::null_mut()
-                } else {
-                    &mut enter_event_mode
-                };
-                let pt: *mut fmi2Boolean = if *null_terminate {
-                    std::ptr::null_mut()
-                } else {
-                    &mut terminate
-                };
-                let status = instance.call("fmi2CompletedIntegratorStep", |c| unsafe {
-                    fmi2CompletedIntegratorStep(c, fmi2Boolean::from(*no_set_prior), pe, pt)
-                });
-                if status == OK {
-                    // No step events and no reason to stop: both answers are fmi2False.
-                    assert_eq!(
-                        (enter_event_mode, terminate),
-                        (0, 0),
-                        "fmi2CompletedIntegratorStep returned fmi2OK with (enterEventMode, terminateSimulation)"
-                    );
-                    instance.check_outputs("after fmi2CompletedIntegratorStep");
-                }
-            }
-            Call::SetContinuousStates { x, extra, array } => {
-                let values: Vec<fmi2Real> = std::iter::once(x.value())
-                    .chain(extra.iter().map(|r| r.value()))
-                    .collect();
-                let (p, n) = array.pass(&values);
-                let status = instance.call("fmi2SetContinuousStates", |c| unsafe {
-                    fmi2SetContinuousStates(c, p, n)
-                });
-                if status == OK {
-                    instance.check_states_read_back("after fmi2SetContinuousStates", &values[..n]);
-                }
-            }
-            Call::GetDerivatives(output) => {
-                let mut values = output.buffer(STATES.len());
-                let (p, n) = output.array.pass_mut(&mut values);
-                let status = instance.call("fmi2GetDerivatives", |c| unsafe {
-                    fmi2GetDerivatives(c, p, n)
-                });
-                if status == OK {
-                    instance.check_derivatives("fmi2GetDerivatives", &values[..n]);
-                }
-            }
-            Call::GetEventIndicators(output) => {
-                let mut values = output.buffer(EVENT_INDICATORS.len());
-                let (p, n) = output.array.pass_mut(&mut values);
-                let status = instance.call("fmi2GetEventIndicators", |c| unsafe {
-                    fmi2GetEventIndicators(c, p, n)
-                });
-                if status == OK {
-                    assert_eq!(n, EVENT_INDICATORS.len(), "an OK call with a wrong ni");
-                    check_returned_array("fmi2GetEventIndicators", &values[..n], false);
-                }
-            }
-            Call::GetContinuousStates(output) => {
-                let mut values = output.buffer(STATES.len());
-                let (p, n) = output.array.pass_mut(&mut values);
-                let status = instance.call("fmi2GetContinuousStates", |c| unsafe {
-                    fmi2GetContinuousStates(c, p, n)
-                });
-                if status == OK {
-                    instance.check_continuous_states("fmi2GetContinuousStates", &values[..n]);
-                }
-            }
-            Call::GetNominalsOfContinuousStates(output) => {
-                let mut values = output.buffer(STATES.len());
-                let (p, n) = output.array.pass_mut(&mut values);
-                let status = instance.call("fmi2GetNominalsOfContinuousStates", |c| unsafe {
-                    fmi2GetNominalsOfContinuousStates(c, p, n)
-                });
-                if status == OK {
-                    assert_eq!(n, STATES.len(), "an OK call with a wrong nx");
-                    check_returned_array("fmi2GetNominalsOfContinuousStates", &values[..n], true);
-                }
-            }
+            } => values::choose_law(instance, *law, *variant, *which, *value),
+            Call::GetFMUstate(_)
+            | Call::SetFMUstate(_)
+            | Call::FreeFMUstate(_)
+            | Call::SerializedFMUstateSize { .. }
+            | Call::SerializeFMUstate { .. } => self.fmu_state(call),
+            Call::DeSerializeFMUstate { source, slot } => self.deserialize_fmu_state(source, *slot),
+            Call::GetDirectionalDerivative { .. }
+            | Call::SetRealInputDerivatives { .. }
+            | Call::GetRealOutputDerivatives { .. } => co_simulation::derivatives(instance, call),
+            Call::DoStep { .. } | Call::CancelStep => co_simulation::step(instance, call),
+            Call::GetStatus { .. }
+            | Call::GetRealStatus { .. }
+            | Call::GetIntegerStatus { .. }
+            | Call::GetBooleanStatus { .. }
+            | Call::GetStringStatus { .. } => co_simulation::status(instance, call),
+            Call::EnterEventMode
+            | Call::NewDiscreteStates { .. }
+            | Call::EnterContinuousTimeMode
+            | Call::CompletedIntegratorStep { .. } => model_exchange::modes(instance, call),
+            Call::SetContinuousStates { .. }
+            | Call::GetDerivatives(_)
+            | Call::GetEventIndicators(_)
+            | Call::GetContinuousStates(_)
+            | Call::GetNominalsOfContinuousStates(_) => model_exchange::arrays(instance, call),
             Call::Instantiate { .. }
             | Call::SetTime(_)
             | Call::FreeInstance

@@ -1,5 +1,6 @@
 //! Reading the bad-input tables of `docs/bad-input*.md`: Markdown tables whose columns are found by
-//! their header, each row's cells as written (backslash-escaped pipes resolved).
+//! their header, each row's cells as written (backslash-escaped pipes resolved); and a row of one
+//! changed, for the tests that check a drift between a table and the FMU is reported.
 
 use std::collections::BTreeMap;
 
@@ -55,20 +56,44 @@ pub fn is_separator(line: &str) -> bool {
 /// The lines of the section that starts at the heading `heading` (exactly) and ends at the next
 /// heading of level 1 or 2, with their 1-based line numbers.
 pub fn section<'a>(document: &'a str, heading: &str) -> Vec<(usize, &'a str)> {
+    find_section(document, heading).unwrap_or_default()
+}
+
+/// [`section`], or `None` where the document has no heading `heading`.
+pub fn find_section<'a>(document: &'a str, heading: &str) -> Option<Vec<(usize, &'a str)>> {
     let lines: Vec<&str> = document.lines().collect();
-    let Some(start) = lines.iter().position(|l| l.trim_end() == heading) else {
-        return Vec::new();
-    };
+    let start = lines.iter().position(|l| l.trim_end() == heading)?;
     let end = lines[start + 1..]
         .iter()
         .position(|l| l.starts_with("# ") || l.starts_with("## "))
         .map_or(lines.len(), |k| start + 1 + k);
-    (start + 1..end).map(|k| (k + 1, lines[k])).collect()
+    Some((start + 1..end).map(|k| (k + 1, lines[k])).collect())
 }
 
-/// The rows of every table in `lines` (from [`section`]); `label` names the file in panics.
-pub fn table_rows(lines: &[(usize, &str)], label: &str) -> Vec<Row> {
-    let mut rows = Vec::new();
+/// One table as written: its header and each row's cells, in column order.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// 1-based line of the header in the document.
+    pub line: usize,
+    /// The header's cells as written (not lower-cased).
+    pub header: Vec<String>,
+    /// Each row's 1-based line and cells, as many as the header has.
+    pub rows: Vec<(usize, Vec<String>)>,
+}
+
+impl Table {
+    /// The first column, from the left, whose header lower-cased starts with `prefix`.
+    pub fn column(&self, prefix: &str) -> Option<usize> {
+        self.header
+            .iter()
+            .position(|h| h.to_lowercase().starts_with(prefix))
+    }
+}
+
+/// Every table in `lines` (from [`section`]): a header line, a separator line, and the `|` lines
+/// after them. A row with more or fewer cells than its header panics; `label` names the file.
+pub fn tables(lines: &[(usize, &str)], label: &str) -> Vec<Table> {
+    let mut tables = Vec::new();
     let mut k = 0;
     while k < lines.len() {
         let is_header = lines[k].1.trim_start().starts_with('|')
@@ -78,26 +103,40 @@ pub fn table_rows(lines: &[(usize, &str)], label: &str) -> Vec<Row> {
             k += 1;
             continue;
         }
-        let header: Vec<String> = split_cells(lines[k].1)
-            .iter()
-            .map(|h| h.to_lowercase())
-            .collect();
+        let mut table = Table {
+            line: lines[k].0,
+            header: split_cells(lines[k].1),
+            rows: Vec::new(),
+        };
         k += 2;
         while k < lines.len() && lines[k].1.trim_start().starts_with('|') {
             let cells = split_cells(lines[k].1);
             assert_eq!(
                 cells.len(),
-                header.len(),
+                table.header.len(),
                 "{label}:{}: {} cells under a header of {}",
                 lines[k].0,
                 cells.len(),
-                header.len()
+                table.header.len()
             );
+            table.rows.push((lines[k].0, cells));
+            k += 1;
+        }
+        tables.push(table);
+    }
+    tables
+}
+
+/// The rows of every table in `lines` (from [`section`]); `label` names the file in panics.
+pub fn table_rows(lines: &[(usize, &str)], label: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for table in tables(lines, label) {
+        let header: Vec<String> = table.header.iter().map(|h| h.to_lowercase()).collect();
+        for (line, cells) in table.rows {
             rows.push(Row {
-                line: lines[k].0,
+                line,
                 cells: header.iter().cloned().zip(cells).collect(),
             });
-            k += 1;
         }
     }
     rows
@@ -125,4 +164,32 @@ pub fn function_names(cell: &str, prefix: &str) -> Vec<String> {
         rest = &tail[end..];
     }
     names
+}
+
+/// The line of the row whose key cell is `` `key` ``.
+pub fn row_of(document: &str, key: &str) -> String {
+    document
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{key}` |")))
+        .unwrap_or_else(|| panic!("the table has a row `{key}`"))
+        .to_string()
+}
+
+/// The document with the cell text `from` replaced by `to` in the row of `key`.
+pub fn with_row_changed(document: &str, key: &str, from: &str, to: &str) -> String {
+    let marker = format!("| `{key}` |");
+    let mut changed = 0;
+    let lines: Vec<String> = document
+        .lines()
+        .map(|line| {
+            if line.starts_with(&marker) && line.contains(from) {
+                changed += 1;
+                line.replacen(from, to, 1)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    assert_eq!(changed, 1, "the row `{key}` holds {from:?} once");
+    lines.join("\n")
 }

@@ -11,7 +11,7 @@
 //! - [`logger`]: the logger callback and the per-instance [`LogSink`].
 //!   `ELASTOGAP_TEST_ECHO_LOG=1` also prints every message to stderr.
 //! - [`cosim`]: the co-simulation master of `Modelica.Mechanics.Translational.Examples.ElastoGap`
-//!   shared by `examples/msl_elastogap.rs` and `tests/demo_accuracy.rs`.
+//!   shared by `examples/msl_elastogap/` and `tests/demo_accuracy.rs`.
 //! - [`cosim3`]: the same example through the FMI 3.0 FMU, its steps returning early at the
 //!   contact's switches and taking them in event mode.
 //! - [`model_exchange`]: the same example with the gaps as Model Exchange instances under an

@@ -112,23 +112,9 @@ impl ModelDescription {
         let model_name = required("modelName")?;
         let guid = required("guid")?;
 
-        let child = |name: &str| root.children().find(|n| n.has_tag_name(name));
+        let (co_simulation, model_identifier) = parse_co_simulation(root)?;
 
-        let cs = child("CoSimulation").ok_or("no <CoSimulation> element")?;
-        let co_simulation: HashMap<String, String> = cs
-            .attributes()
-            .map(|a| (a.name().to_string(), a.value().to_string()))
-            .collect();
-        let model_identifier = co_simulation
-            .get("modelIdentifier")
-            .cloned()
-            .ok_or("<CoSimulation> lacks modelIdentifier")?;
-
-        let model_exchange = child("ModelExchange").map(|me| {
-            me.attributes()
-                .map(|a| (a.name().to_string(), a.value().to_string()))
-                .collect::<HashMap<String, String>>()
-        });
+        let model_exchange = child(root, "ModelExchange").map(attributes);
         let number_of_event_indicators = match root.attribute("numberOfEventIndicators") {
             None => 0,
             Some(text) => text
@@ -137,110 +123,15 @@ impl ModelDescription {
                 .map_err(|e| format!("numberOfEventIndicators {text:?}: {e}"))?,
         };
 
-        let log_categories = child("LogCategories")
-            .map(|lc| {
-                lc.children()
-                    .filter(|n| n.has_tag_name("Category"))
-                    .map(|n| {
-                        (
-                            n.attribute("name").unwrap_or_default().to_string(),
-                            n.attribute("description").map(str::to_string),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-
-        let unit_names = child("UnitDefinitions")
-            .map(|ud| {
-                ud.children()
-                    .filter(|n| n.has_tag_name("Unit"))
-                    .filter_map(|n| n.attribute("name").map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
-
-        let default_experiment = child("DefaultExperiment").map(|de| {
-            let num = |name: &str| {
-                de.attribute(name)
-                    .and_then(|v| v.trim().parse::<f64>().ok())
-            };
-            DefaultExperiment {
-                start_time: num("startTime"),
-                stop_time: num("stopTime"),
-                tolerance: num("tolerance"),
-                step_size: num("stepSize"),
-            }
-        });
-
-        let mut variables = Vec::new();
-        let mut by_name = HashMap::new();
-        if let Some(mv) = child("ModelVariables") {
-            for (i, sv) in mv
-                .children()
-                .filter(|n| n.has_tag_name("ScalarVariable"))
-                .enumerate()
-            {
-                let name = sv
-                    .attribute("name")
-                    .ok_or_else(|| format!("ScalarVariable #{} has no name", i + 1))?
-                    .to_string();
-                let value_reference = sv
-                    .attribute("valueReference")
-                    .ok_or_else(|| format!("{name}: no valueReference"))?
-                    .trim()
-                    .parse::<u32>()
-                    .map_err(|e| format!("{name}: valueReference: {e}"))?;
-                let type_node = sv
-                    .children()
-                    .find(|n| n.is_element())
-                    .ok_or_else(|| format!("{name}: no type element"))?;
-                let var_type = match type_node.tag_name().name() {
-                    "Real" => VarType::Real,
-                    "Integer" => VarType::Integer,
-                    "Boolean" => VarType::Boolean,
-                    "String" => VarType::String,
-                    "Enumeration" => VarType::Enumeration,
-                    other => return Err(format!("{name}: unknown type element <{other}>")),
-                };
-                let attr = |n: roxmltree::Node, a: &str| n.attribute(a).map(str::to_string);
-                let variable = ScalarVariable {
-                    index: i + 1,
-                    name: name.clone(),
-                    value_reference,
-                    description: attr(sv, "description"),
-                    var_type,
-                    causality: attr(sv, "causality").unwrap_or_else(|| "local".into()),
-                    variability: attr(sv, "variability").unwrap_or_else(|| "continuous".into()),
-                    initial: attr(sv, "initial"),
-                    start: attr(type_node, "start"),
-                    unit: attr(type_node, "unit"),
-                    min: attr(type_node, "min"),
-                    max: attr(type_node, "max"),
-                };
-                if by_name.insert(name.clone(), variables.len()).is_some() {
-                    return Err(format!("variable name {name} is not unique"));
-                }
-                variables.push(variable);
-            }
-        }
-
-        let (mut outputs, mut derivatives, mut initial_unknowns) = (vec![], vec![], vec![]);
-        if let Some(ms) = child("ModelStructure") {
-            for section in ms.children().filter(|n| n.is_element()) {
-                let list = section
-                    .children()
-                    .filter(|n| n.has_tag_name("Unknown"))
-                    .map(parse_unknown)
-                    .collect::<Result<Vec<_>, _>>()?;
-                match section.tag_name().name() {
-                    "Outputs" => outputs = list,
-                    "Derivatives" => derivatives = list,
-                    "InitialUnknowns" => initial_unknowns = list,
-                    _ => {}
-                }
-            }
-        }
+        let log_categories = parse_log_categories(root);
+        let unit_names = parse_unit_names(root);
+        let default_experiment = child(root, "DefaultExperiment").map(parse_default_experiment);
+        let (variables, by_name) = parse_variables(root)?;
+        let ModelStructure {
+            outputs,
+            derivatives,
+            initial_unknowns,
+        } = parse_model_structure(root)?;
 
         Ok(ModelDescription {
             xml: xml.to_string(),
@@ -307,6 +198,170 @@ impl ModelDescription {
             .map(|(n, _)| n.as_str())
             .collect()
     }
+}
+
+/// The first child element of `root` named `name`.
+fn child<'a, 'input>(
+    root: roxmltree::Node<'a, 'input>,
+    name: &str,
+) -> Option<roxmltree::Node<'a, 'input>> {
+    root.children().find(|n| n.has_tag_name(name))
+}
+
+/// Every attribute of `node` as written.
+fn attributes(node: roxmltree::Node) -> HashMap<String, String> {
+    node.attributes()
+        .map(|a| (a.name().to_string(), a.value().to_string()))
+        .collect()
+}
+
+/// `<CoSimulation>`: its attributes and its `modelIdentifier`.
+fn parse_co_simulation(root: roxmltree::Node) -> Result<(HashMap<String, String>, String), String> {
+    let cs = child(root, "CoSimulation").ok_or("no <CoSimulation> element")?;
+    let co_simulation: HashMap<String, String> = attributes(cs);
+    let model_identifier = co_simulation
+        .get("modelIdentifier")
+        .cloned()
+        .ok_or("<CoSimulation> lacks modelIdentifier")?;
+    Ok((co_simulation, model_identifier))
+}
+
+/// `<LogCategories>`: (name, description) of each `<Category>`.
+fn parse_log_categories(root: roxmltree::Node) -> Vec<(String, Option<String>)> {
+    child(root, "LogCategories")
+        .map(|lc| {
+            lc.children()
+                .filter(|n| n.has_tag_name("Category"))
+                .map(|n| {
+                    (
+                        n.attribute("name").unwrap_or_default().to_string(),
+                        n.attribute("description").map(str::to_string),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The names of the `<Unit>`s of `<UnitDefinitions>`.
+fn parse_unit_names(root: roxmltree::Node) -> Vec<String> {
+    child(root, "UnitDefinitions")
+        .map(|ud| {
+            ud.children()
+                .filter(|n| n.has_tag_name("Unit"))
+                .filter_map(|n| n.attribute("name").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn parse_default_experiment(de: roxmltree::Node) -> DefaultExperiment {
+    let num = |name: &str| {
+        de.attribute(name)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    };
+    DefaultExperiment {
+        start_time: num("startTime"),
+        stop_time: num("stopTime"),
+        tolerance: num("tolerance"),
+        step_size: num("stepSize"),
+    }
+}
+
+/// The `<ScalarVariable>`s of `<ModelVariables>`, and their positions by name (unique).
+fn parse_variables(
+    root: roxmltree::Node,
+) -> Result<(Vec<ScalarVariable>, HashMap<String, usize>), String> {
+    let mut variables = Vec::new();
+    let mut by_name = HashMap::new();
+    if let Some(mv) = child(root, "ModelVariables") {
+        for (i, sv) in mv
+            .children()
+            .filter(|n| n.has_tag_name("ScalarVariable"))
+            .enumerate()
+        {
+            let variable = parse_scalar_variable(i, sv)?;
+            let name = variable.name.clone();
+            if by_name.insert(name.clone(), variables.len()).is_some() {
+                return Err(format!("variable name {name} is not unique"));
+            }
+            variables.push(variable);
+        }
+    }
+    Ok((variables, by_name))
+}
+
+/// The `i`-th (0-based) `<ScalarVariable>` `sv`.
+fn parse_scalar_variable(i: usize, sv: roxmltree::Node) -> Result<ScalarVariable, String> {
+    let name = sv
+        .attribute("name")
+        .ok_or_else(|| format!("ScalarVariable #{} has no name", i + 1))?
+        .to_string();
+    let value_reference = sv
+        .attribute("valueReference")
+        .ok_or_else(|| format!("{name}: no valueReference"))?
+        .trim()
+        .parse::<u32>()
+        .map_err(|e| format!("{name}: valueReference: {e}"))?;
+    let type_node = sv
+        .children()
+        .find(|n| n.is_element())
+        .ok_or_else(|| format!("{name}: no type element"))?;
+    let var_type = match type_node.tag_name().name() {
+        "Real" => VarType::Real,
+        "Integer" => VarType::Integer,
+        "Boolean" => VarType::Boolean,
+        "String" => VarType::String,
+        "Enumeration" => VarType::Enumeration,
+        other => return Err(format!("{name}: unknown type element <{other}>")),
+    };
+    let attr = |n: roxmltree::Node, a: &str| n.attribute(a).map(str::to_string);
+    Ok(ScalarVariable {
+        index: i + 1,
+        name: name.clone(),
+        value_reference,
+        description: attr(sv, "description"),
+        var_type,
+        causality: attr(sv, "causality").unwrap_or_else(|| "local".into()),
+        variability: attr(sv, "variability").unwrap_or_else(|| "continuous".into()),
+        initial: attr(sv, "initial"),
+        start: attr(type_node, "start"),
+        unit: attr(type_node, "unit"),
+        min: attr(type_node, "min"),
+        max: attr(type_node, "max"),
+    })
+}
+
+/// The `<Unknown>`s of `<ModelStructure>`, by section.
+struct ModelStructure {
+    outputs: Vec<Unknown>,
+    derivatives: Vec<Unknown>,
+    initial_unknowns: Vec<Unknown>,
+}
+
+/// `<ModelStructure>`: the `<Unknown>`s of its outputs, derivatives and initial unknowns.
+fn parse_model_structure(root: roxmltree::Node) -> Result<ModelStructure, String> {
+    let (mut outputs, mut derivatives, mut initial_unknowns) = (vec![], vec![], vec![]);
+    if let Some(ms) = child(root, "ModelStructure") {
+        for section in ms.children().filter(|n| n.is_element()) {
+            let list = section
+                .children()
+                .filter(|n| n.has_tag_name("Unknown"))
+                .map(parse_unknown)
+                .collect::<Result<Vec<_>, _>>()?;
+            match section.tag_name().name() {
+                "Outputs" => outputs = list,
+                "Derivatives" => derivatives = list,
+                "InitialUnknowns" => initial_unknowns = list,
+                _ => {}
+            }
+        }
+    }
+    Ok(ModelStructure {
+        outputs,
+        derivatives,
+        initial_unknowns,
+    })
 }
 
 fn parse_unknown(n: roxmltree::Node) -> Result<Unknown, String> {
