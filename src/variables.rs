@@ -534,7 +534,7 @@ pub enum EventIndicator {
 }
 
 impl EventIndicator {
-    /// The variable that carries this indicator's value (FMI 3.0's `<EventIndicator>` names it).
+    /// The variable that carries this indicator's value (a model description's `<EventIndicator>` names it).
     pub const fn var(self) -> Var {
         match self {
             EventIndicator::Contact => Var::IndicatorContact,

@@ -1,5 +1,5 @@
-//! A co-simulation step that stops at the contact's first switch (FMI 3.0's early return), and the
-//! switch taken in event mode.
+//! A co-simulation step that stops at the contact's first switch (an early return, where a layer
+//! offers it), and the switch taken in event mode.
 //!
 //! The step is taken whole first, as `do_step` takes it. Where it locates a switch inside (a
 //! contact that starts or ends), the instance goes back to the step's start and steps again to
@@ -9,7 +9,7 @@
 //! with an effective mass plans over its own length, so the shorter step can locate the switch a
 //! little earlier: it is cut again there, at most [`MAX_CUTS`] times.
 //!
-//! `f_next` is the mean force over the master's next step, which FMI 3.0 does not tell: after an
+//! `f_next` is the mean force over the master's next step, which the master does not tell: after an
 //! early return, a master on a grid of communication points goes on to the end of the step it
 //! asked for, and then takes its regular steps again. So the step that stops predicts `f_next`
 //! over the rest of the step asked for, and the step that resumes over the regular step

@@ -16,7 +16,7 @@
 //! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
 //!   or through an effective mass (dynamic);
 //! - `early_return`: a step that stops at the contact's first switch, and the switch in event
-//!   mode (FMI 3.0);
+//!   mode, for a layer that offers early return;
 //! - `prescribed`: the step of a motion the user declared prescribed;
 //! - `tangential`: the tangential force at an instant, and whether the friction sticks;
 //! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
@@ -163,7 +163,7 @@ pub struct ElastoGap {
     pub inputs_set: bool,
     /// Co-simulation: the contact's duration through the mass in use, for the short-step gate.
     pub contact_time: ContactTime,
-    /// Co-simulation, at a switch a step stopped at (FMI 3.0's early return): the value `contact`
+    /// Co-simulation, at a switch a step stopped at (an early return): the value `contact`
     /// reads there until the next step, before the switch or, once taken in event mode, after it.
     pub contact_latch: Option<bool>,
     /// Co-simulation with early return: the master's regular step, the one it asked for last
