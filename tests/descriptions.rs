@@ -8,6 +8,7 @@
 mod support;
 
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 use elastogap::coupling::PROBE_SHARE;
 use elastogap::variables::{Causality, Rule, VARIABLES};
@@ -153,8 +154,14 @@ fn test_exists(test: &str) -> Result<(), String> {
 
 /// A lone body of `mass` on the stop (c, damping ratio 0.1), `lead` free steps and `fraction` of a
 /// step from it at 1 m/s, stepped at `ratio` contact durations under a Gauss–Seidel master.
-fn lone_run(mass: f64, c: f64, ratio: f64, fraction: f64, held_none: bool) -> Vec<Sample> {
-    let fmu = Fmu::load_default();
+fn lone_run(
+    fmu: &Arc<Fmu>,
+    mass: f64,
+    c: f64,
+    ratio: f64,
+    fraction: f64,
+    held_none: bool,
+) -> Vec<Sample> {
     let t_c = PI * (mass / c).sqrt();
     let h = ratio * t_c;
     let lead = 3.0;
@@ -177,7 +184,7 @@ fn lone_run(mass: f64, c: f64, ratio: f64, fraction: f64, held_none: bool) -> Ve
     };
     let steps = (lead as usize) + (4.0 / ratio).ceil() as usize + 6;
     let (samples, _) = cosimulate_plant_with(
-        &fmu,
+        fmu,
         gap,
         parameters,
         &plant,
@@ -191,13 +198,14 @@ fn lone_run(mass: f64, c: f64, ratio: f64, fraction: f64, held_none: bool) -> Ve
 
 #[test]
 fn m_eff_estimate_is_zero_until_an_answer_tells_a_mass() {
+    let fmu = Fmu::load_default();
     let mut random = Random(0x0de5_c001);
     for _ in 0..8 {
         let mass = random.log_uniform(0.1, 10.0);
         let c = random.log_uniform(1e3, 1e7);
         let ratio = random.log_uniform(0.2, 20.0);
         let fraction = 0.1 + 0.8 * random.unit();
-        let run = lone_run(mass, c, ratio, fraction, false);
+        let run = lone_run(&fmu, mass, c, ratio, fraction, false);
         let context = format!("mass {mass}, c {c}, {ratio} T_c, fraction {fraction}");
         // The touch-down is in step 4 (from t_3): no force was held before it, so no answer.
         for sample in &run[..=4] {
@@ -215,14 +223,15 @@ fn m_eff_estimate_is_zero_until_an_answer_tells_a_mass() {
 
 #[test]
 fn the_first_probe_holds_its_share_of_the_impulse_along_the_motion() {
+    let fmu = Fmu::load_default();
     let mut random = Random(0x0de5_c002);
     for _ in 0..8 {
         let mass = random.log_uniform(0.1, 10.0);
         let c = random.log_uniform(1e3, 1e7);
         let ratio = random.log_uniform(0.2, 20.0);
         let fraction = 0.1 + 0.8 * random.unit();
-        let probed = lone_run(mass, c, ratio, fraction, false);
-        let along = lone_run(mass, c, ratio, fraction, true);
+        let probed = lone_run(&fmu, mass, c, ratio, fraction, false);
+        let along = lone_run(&fmu, mass, c, ratio, fraction, true);
         // Up to the touch-down both runs move alike; over the step it falls in, Auto holds the
         // probe, None the whole impulse along the same motion.
         let (probe, whole) = (probed[3].held, along[3].held);
@@ -236,6 +245,7 @@ fn the_first_probe_holds_its_share_of_the_impulse_along_the_motion() {
 
 #[test]
 fn e_loss_never_decreases() {
+    let fmu = Fmu::load_default();
     let mut random = Random(0x0de5_c003);
     for _ in 0..8 {
         let mass = random.log_uniform(0.1, 10.0);
@@ -243,7 +253,7 @@ fn e_loss_never_decreases() {
         let ratio = random.log_uniform(0.05, 30.0);
         let fraction = 0.1 + 0.8 * random.unit();
         for held_none in [false, true] {
-            let run = lone_run(mass, c, ratio, fraction, held_none);
+            let run = lone_run(&fmu, mass, c, ratio, fraction, held_none);
             for pair in run.windows(2) {
                 assert!(
                     pair[1].e_loss >= pair[0].e_loss,

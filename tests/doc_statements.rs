@@ -245,9 +245,9 @@ fn the_docs_state_how_ci_shares_the_fuzzing_time() {
         .zip(&shares)
         .map(|(target, share)| format!("`{target}` {share} %"))
         .collect();
+    let count = ["no", "one", "two", "three", "four", "five"][targets.len().min(5)];
     let statement = format!(
-        "`bash fuzz/run.sh S` shares 3×S seconds among the {} targets: {}.",
-        ["no", "one", "two", "three", "four", "five"][targets.len().min(5)],
+        "`bash fuzz/run.sh S` shares 3×S seconds among the {count} targets: {}.",
         each.join(", ")
     );
     assert!(
@@ -269,8 +269,7 @@ fn the_docs_state_how_ci_shares_the_fuzzing_time() {
         "README.md",
         &text_of("README.md"),
         &[format!(
-            "three minutes of fuzzing shared by the {} fuzz targets",
-            ["no", "one", "two", "three", "four", "five"][targets.len().min(5)]
+            "three minutes of fuzzing shared by the {count} fuzz targets"
         )],
     );
 }
