@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use support::bad_input_doc::{
-    code_spans, function_names, row_of, section, table_rows, with_row_changed, Row,
+    code_spans, function_names, row_of, section, state_named, table_rows, with_row_changed, Row,
 };
 use support::fmi3::Fmu3;
 use support::Status;
@@ -239,20 +239,9 @@ const STATES: [&str; 9] = [
     "Fatal",
 ];
 
+/// The state the State-after cell names, of the FMI 3.0 states.
 fn expected_state(cell: &str) -> Result<Option<&'static str>, String> {
-    let word = cell
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
-    if word.is_empty() || word == "none" {
-        return Ok(None);
-    }
-    STATES
-        .iter()
-        .find(|s| **s == word)
-        .map(|s| Some(*s))
-        .ok_or_else(|| format!("unknown state {word:?} in cell {cell:?}"))
+    state_named(cell, &STATES)
 }
 
 fn messages(logs: &[harness::Message]) -> Vec<String> {

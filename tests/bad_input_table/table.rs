@@ -1,7 +1,7 @@
 //! The table side: the rows of `docs/bad-input.md`, read with the shared table reader of
 //! `tests/support/bad_input_doc.rs`, and what their Status and State-after cells promise.
 
-use crate::support::bad_input_doc::{find_section, tables};
+use crate::support::bad_input_doc::{find_section, state_named, tables};
 use crate::support::Status;
 
 // ---------------------------------------------------------------------------------------------
@@ -97,19 +97,7 @@ pub const STATES: [&str; 8] = [
     "Fatal",
 ];
 
-/// The state the State-after cell names (its first word), or `None` for "no instance".
+/// The state the State-after cell names, of the FMI 2.0 states.
 pub fn expected_state(cell: &str) -> Result<Option<&'static str>, String> {
-    let word = cell
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
-    if word.is_empty() || word == "none" {
-        return Ok(None);
-    }
-    STATES
-        .iter()
-        .find(|s| **s == word)
-        .map(|s| Some(*s))
-        .ok_or_else(|| format!("unknown state {word:?} in cell {cell:?}"))
+    state_named(cell, &STATES)
 }

@@ -193,3 +193,21 @@ pub fn with_row_changed(document: &str, key: &str, from: &str, to: &str) -> Stri
     assert_eq!(changed, 1, "the row `{key}` holds {from:?} once");
     lines.join("\n")
 }
+
+/// The state a State-after cell names (its first word) among `states`, or `None` for "none" or
+/// an empty cell (no instance).
+pub fn state_named(cell: &str, states: &[&'static str]) -> Result<Option<&'static str>, String> {
+    let word = cell
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    if word.is_empty() || word == "none" {
+        return Ok(None);
+    }
+    states
+        .iter()
+        .find(|s| **s == word)
+        .map(|s| Some(*s))
+        .ok_or_else(|| format!("unknown state {word:?} in cell {cell:?}"))
+}
