@@ -7,7 +7,7 @@
 //! parabola; a stretch where the law is affine has a closed form ([`super::affine`]); any other
 //! stretch goes to the adaptive integrator ([`super::adaptive`]).
 
-use super::adaptive::{integrate_stretch, State, StretchEnd};
+use super::adaptive::{integrate_stretch, State, Stretch, StretchEnd};
 use super::affine::AffineMotion;
 use super::roots::{kink_side, left_side, newton_past, range_crossings};
 use super::{ContactSpan, Evaluated, Motion, StepIntegral};
@@ -45,20 +45,6 @@ const MAX_STRETCHES: u32 = 10_000;
 /// millions of times within it); it ends with a non-finite motion, which the FMI layer refuses
 /// with a message, rather than keep the importer waiting.
 pub const MAX_EVALUATIONS: u32 = 5_000_000;
-
-/// The end of a stretch whose work went over the budget.
-pub(crate) fn exhausted(evaluations: u32) -> super::adaptive::Stretch {
-    super::adaptive::Stretch {
-        elapsed: f64::INFINITY,
-        end: State {
-            x: f64::NAN,
-            v: f64::NAN,
-            dissipated: f64::NAN,
-        },
-        stop: StretchEnd::Horizon,
-        evaluations,
-    }
-}
 
 /// The relative motion from `start` (`s`, `v`; its `a` is ignored) over `[0, h]`.
 pub fn integrate_dynamics<L: ContactLaw>(
@@ -170,7 +156,7 @@ fn contact_stretch<L: ContactLaw>(
     remaining: f64,
     budget: u32,
     stretches: u32,
-) -> super::adaptive::Stretch {
+) -> Stretch {
     let Dynamics {
         mass,
         a_ext,
@@ -270,7 +256,7 @@ fn affine_stretch<L: ContactLaw>(
     (x0, v0): (f64, f64),
     horizon: f64,
     budget: u32,
-) -> super::adaptive::Stretch {
+) -> Stretch {
     let motion = AffineMotion::new(region, mass, a_ext, x0, v0);
     let s_rel0 = law.s_rel0();
     let span = ContactSpan::of(law);
@@ -308,7 +294,7 @@ fn affine_stretch<L: ContactLaw>(
     let mut ka = left_side(g0, start_side);
     loop {
         if evaluations >= budget {
-            return exhausted(evaluations);
+            return Stretch::exhausted(evaluations);
         }
         let mut tb = (ta + spacing).min(limit);
         if still > ta && still < tb {
@@ -447,7 +433,7 @@ fn finish(
     (x, v): (f64, f64),
     (elapsed, stop): (f64, StretchEnd),
     evaluations: u32,
-) -> super::adaptive::Stretch {
+) -> Stretch {
     let dx = x - x0;
     let force_work = if region.stiffness == 0.0 && region.damping == 0.0 && region.offset == 0.0 {
         0.0
@@ -456,7 +442,7 @@ fn finish(
     };
     let spring_work =
         0.5 * region.spring_stiffness * (x - x0) * (x + x0) + region.spring_offset * dx;
-    super::adaptive::Stretch {
+    Stretch {
         elapsed,
         end: State {
             x,
