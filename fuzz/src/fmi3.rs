@@ -51,6 +51,12 @@ fn text(pointer: fmi3String) -> Option<String> {
     )
 }
 
+/// The logger callback: keeps each message for the check of the call that logged it.
+///
+/// # Safety
+///
+/// `category` and `message` are null or NUL-terminated strings valid for the call, as the FMU
+/// passes them.
 pub unsafe extern "C" fn record(
     environment: fmi3InstanceEnvironment,
     status: fmi3Status,
@@ -95,6 +101,14 @@ pub struct Environment {
     pub seen: RefCell<Vec<(f64, bool)>>,
 }
 
+/// The intermediate-update callback: checks what the FMU offers and answers as the
+/// [`Environment`] asks.
+///
+/// # Safety
+///
+/// `environment` points to the [`Environment`] the instance was made with, alive while the
+/// instance is; `early_return_requested` and `early_return_time` are null or valid for writing,
+/// as the FMU passes them.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn intermediate_update(
     environment: fmi3InstanceEnvironment,
