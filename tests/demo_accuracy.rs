@@ -1,8 +1,8 @@
 //! Accuracy of the demo co-simulation (`examples/msl_elastogap/`, masters in
 //! `tests/support/cosim.rs` and, for the FMI 3.0 FMU with early return, `tests/support/cosim3.rs`)
-//! against a solution of the same MSL example computed here without the
-//! FMU: the MSL ElastoGap law written out again, classical RK4 with small steps, and every switch of
-//! the force law (contact start/end, damper clamp on/off) located exactly so that RK4 keeps its
+//! against a solution of the same MSL example computed here without the FMU: the MSL ElastoGap
+//! law of `tests/support/gap_law.rs`, classical RK4 with small steps, and every switch of the
+//! force law (contact start/end, damper clamp on/off) located exactly so that RK4 keeps its
 //! fourth order. The solution checks itself by step halving, mass1 against its closed form, and
 //! (when `../shared` is there) against the MSL reference result.
 

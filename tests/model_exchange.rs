@@ -5,9 +5,9 @@
 //!   the FMU, against the energy balance, and (when `../shared` is there) against the MSL
 //!   reference result within 1e-4, twenty times tighter than the MSL tube.
 //! - The interface itself: outputs as functions of the inputs of the moment, `contact` changing
-//!   only in Event Mode, the event indicators and the state derivative against the law written
-//!   out here, directional derivatives against finite differences, the joint state table and the
-//!   FMU state.
+//!   only in Event Mode, the event indicators and the state derivative against the law of
+//!   `tests/support/gap_law.rs`, directional derivatives against finite differences, the joint
+//!   state table and the FMU state.
 
 mod support;
 
@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use fmi_sys::fmi2;
 use support::cosim::{Coupling, DemoOptions, TimeSeries, COMPARISON_SIGNALS};
+use support::gap_law::{Forces, Law};
 use support::model_exchange;
 use support::msl_reference;
 use support::{Fmu, FmuState, Instance, InstantiateOptions, Status, VarType};
@@ -31,19 +32,18 @@ fn me_instance(fmu: &Arc<Fmu>, name: &str) -> Instance {
         .unwrap_or_else(|f| panic!("fmi2Instantiate(ModelExchange) failed: {:?}", f.logs))
 }
 
-/// The MSL 4.1 ElastoGap law, written out here: (f, f_c, f_d, lossPower).
-fn law(c: f64, d: f64, s_rel0: f64, s_rel: f64, v_rel: f64) -> (f64, f64, f64, f64) {
-    if s_rel >= s_rel0 {
-        return (0.0, 0.0, 0.0, 0.0);
-    }
-    let f_c = -c * (s_rel0 - s_rel);
-    let f_d = (d * v_rel).clamp(f_c, -f_c);
-    (f_c + f_d, f_c, f_d, f_d * v_rel)
-}
-
 const C: f64 = 1e4;
 const D: f64 = 30.0;
 const S_REL0: f64 = 0.01;
+/// The test's law: the parameters it sets, the others at their defaults.
+const LAW: Law = Law {
+    c: C,
+    d: D,
+    s_rel0: S_REL0,
+    n: 1.0,
+    s_ref: 1.0,
+    f_ref: 0.0,
+};
 
 /// An ME instance in Continuous-Time Mode with the test's law and the heat port on.
 fn running(fmu: &Arc<Fmu>, name: &str) -> Instance {
@@ -154,7 +154,13 @@ fn outputs_are_functions_of_the_inputs_and_contact_changes_only_at_events() {
     for s_rel in [0.02, 0.01, 0.009, 0.005, 0.0, -0.002] {
         for v_rel in [-3.0, -1.0, -0.1, 0.0, 0.1, 1.0, 3.0] {
             set_motion(&mut inst, s_rel, v_rel);
-            let (f, f_c, f_d, loss) = law(C, D, S_REL0, s_rel, v_rel);
+            let Forces {
+                f,
+                f_c,
+                f_d,
+                loss_power: loss,
+                ..
+            } = LAW.forces(s_rel, v_rel);
             let got = [
                 inst.real("f"),
                 inst.real("f_c"),
@@ -410,7 +416,7 @@ fn openmodelica_call_sequence_is_accepted() {
     assert_eq!(inst.new_discrete_states().0, Status::Ok);
     assert_eq!(inst.enter_continuous_time_mode(), Status::Ok);
     set_motion(&mut inst, 0.005, -1.0);
-    let (f, ..) = law(C, D, S_REL0, 0.005, -1.0);
+    let f = LAW.forces(0.005, -1.0).f;
     assert!(
         (inst.real("f") - f).abs() <= 1e-12 * f.abs(),
         "the parameters took effect"

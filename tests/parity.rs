@@ -34,6 +34,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use elastogap::variables::Var;
+use support::gap_law::Law;
 use support::{ok, vr, Fmu, Instance};
 
 /// Where a record's value may legitimately differ between the two C libraries.
@@ -94,23 +95,12 @@ impl Record {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Law {
-    c: f64,
-    d: f64,
-    s_rel0: f64,
-    n: f64,
-    s_ref: f64,
-    f_ref: f64,
-}
-
-impl Law {
-    fn tag(&self) -> &'static str {
-        if self.n == 1.0 || self.n == 2.0 {
-            EXACT
-        } else {
-            POW
-        }
+/// Which libm function the records of a run under `law` depend on.
+fn tag(law: &Law) -> &'static str {
+    if law.n == 1.0 || law.n == 2.0 {
+        EXACT
+    } else {
+        POW
     }
 }
 
@@ -220,7 +210,7 @@ fn force_law_records(fmu: &Arc<Fmu>, records: &mut Vec<Record>) {
                     &[a_s, a_v, a_s + s_rel, a_v + v_rel],
                 ));
                 let values = outputs(&mut inst);
-                records.push(Record::new(format!("law{k}/{i}/{j}"), law.tag(), &values));
+                records.push(Record::new(format!("law{k}/{i}/{j}"), tag(law), &values));
             }
         }
     }
@@ -280,7 +270,7 @@ fn impact_records(fmu: &Arc<Fmu>, records: &mut Vec<Record>) {
             t += H;
             let mut record = values;
             record.extend([s, v]);
-            records.push(Record::new(format!("{name}/{step}"), law.tag(), &record));
+            records.push(Record::new(format!("{name}/{step}"), tag(law), &record));
         }
         let mut state = support::FmuState::null();
         ok(inst.get_fmu_state(&mut state));
@@ -295,7 +285,7 @@ fn impact_records(fmu: &Arc<Fmu>, records: &mut Vec<Record>) {
                 f64::from_bits(u64::from_le_bytes(word))
             })
             .collect();
-        records.push(Record::new(format!("{name}/state"), law.tag(), &words));
+        records.push(Record::new(format!("{name}/state"), tag(law), &words));
         ok(inst.terminate());
     }
 }

@@ -2,9 +2,10 @@
 //! grazing and hair-thin contacts, inputs exactly at `s_rel0`.
 
 use crate::common::{
-    assert_close, constant_velocity, dip_impulse, from_rest_impulse, Expect, Law, OneStep, Run,
-    Setup, DAMPED, H, SPRING, SUBSTEP,
+    constant_velocity, dip_impulse, from_rest_impulse, Expect, OneStep, Run, Setup, DAMPED, H,
+    SPRING, SUBSTEP,
 };
+use crate::support::gap_law::{assert_close, Law};
 use crate::support::{Fmu, PROBE_SHARE};
 #[test]
 fn contact_start_and_end_exactly_on_substep_boundaries_and_step_ends() {

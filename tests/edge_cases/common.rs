@@ -1,28 +1,15 @@
-//! What the tests of this target share: the law, independently of `src/`, the closed forms of
-//! the step integrals, an instance driven and checked ([`Run`]), one step from given relative
-//! motion ([`OneStep`]) and [`each_case`].
+//! What the tests of this target share: the closed forms of the step integrals under the law of
+//! [`crate::support::gap_law`], an instance driven and checked ([`Run`]), one step from given
+//! relative motion ([`OneStep`]) and [`each_case`].
 
 use std::f64::consts::PI;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use crate::support::gap_law::{assert_close, Law};
 use crate::support::{
     panic_message, Fmu, Instance, InstantiateOptions, Status, VarType, PROBE_SHARE,
 };
-
-// ---------------------------------------------------------------------------------------------
-// The law, independently of src/
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Law {
-    pub(crate) c: f64,
-    pub(crate) d: f64,
-    pub(crate) s_rel0: f64,
-    pub(crate) n: f64,
-    pub(crate) s_ref: f64,
-    pub(crate) f_ref: f64,
-}
 
 /// A plain linear spring of 1e4 N/m without damper.
 pub(crate) const SPRING: Law = Law {
@@ -33,81 +20,6 @@ pub(crate) const SPRING: Law = Law {
     s_ref: 1.0,
     f_ref: 0.0,
 };
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Point {
-    pub(crate) contact: bool,
-    pub(crate) f_c: f64,
-    pub(crate) f_d: f64,
-    pub(crate) f: f64,
-    pub(crate) loss_power: f64,
-}
-
-impl Law {
-    fn settings(&self) -> [(&'static str, f64); 6] {
-        [
-            ("c", self.c),
-            ("d", self.d),
-            ("s_rel0", self.s_rel0),
-            ("n", self.n),
-            ("s_ref", self.s_ref),
-            ("f_ref", self.f_ref),
-        ]
-    }
-
-    fn reference_force(&self) -> f64 {
-        if self.f_ref == 0.0 {
-            self.c * self.s_ref
-        } else {
-            self.f_ref
-        }
-    }
-
-    /// `|f_c|` at compression `x >= 0`.
-    fn spring(&self, x: f64) -> f64 {
-        self.reference_force() * (x / self.s_ref).powf(self.n)
-    }
-
-    /// Integral of [`Law::spring`] from compression 0 to `x`.
-    pub(crate) fn spring_work(&self, x: f64) -> f64 {
-        self.spring_work_over(0.0, x)
-    }
-
-    /// Integral of [`Law::spring`] from compression `a >= 0` to `a + span`, without the
-    /// cancellation of `spring_work(a + span) - spring_work(a)` when `span` is much smaller than
-    /// `a`: `(a + span)^m - a^m = a^m * expm1(m * ln1p(span/a))`.
-    fn spring_work_over(&self, a: f64, span: f64) -> f64 {
-        let m = self.n + 1.0;
-        let difference = if a > 0.0 {
-            (a / self.s_ref).powf(m) * (m * (span / a).ln_1p()).exp_m1()
-        } else {
-            (span / self.s_ref).powf(m)
-        };
-        self.reference_force() * self.s_ref / m * difference
-    }
-
-    pub(crate) fn at(&self, s_rel: f64, v_rel: f64) -> Point {
-        // A NaN s_rel is no contact, as in the FMU.
-        if s_rel >= self.s_rel0 || s_rel.is_nan() {
-            return Point {
-                contact: false,
-                f_c: 0.0,
-                f_d: 0.0,
-                f: 0.0,
-                loss_power: 0.0,
-            };
-        }
-        let f_c = -self.spring(self.s_rel0 - s_rel);
-        let f_d = (self.d * v_rel).max(f_c).min(-f_c);
-        Point {
-            contact: true,
-            f_c,
-            f_d,
-            f: f_c + f_d,
-            loss_power: f_d * v_rel,
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Closed forms of the step integrals
@@ -121,7 +33,7 @@ impl Law {
 /// `d*v^2`).
 pub(crate) fn constant_velocity(law: &Law, s0: f64, v: f64, h: f64) -> (f64, f64) {
     if v == 0.0 {
-        let point = law.at(s0, 0.0);
+        let point = law.forces(s0, 0.0);
         return (point.f * h, point.loss_power * h);
     }
     let speed = v.abs();
@@ -182,16 +94,6 @@ pub(crate) fn from_rest_impulse(law: &Law, a: f64, h: f64) -> f64 {
     let n = law.n;
     -law.reference_force() * (a.abs() / (2.0 * law.s_ref)).powf(n) * h.powf(2.0 * n + 1.0)
         / (2.0 * n + 1.0)
-}
-
-#[track_caller]
-pub(crate) fn assert_close(actual: f64, expected: f64, relative: f64, what: &str) {
-    let error = (actual - expected).abs();
-    assert!(
-        error <= relative * expected.abs().max(f64::MIN_POSITIVE),
-        "{what}: {actual:e} vs {expected:e} (relative error {:e} > {relative:e})",
-        error / expected.abs()
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,7 +293,7 @@ impl Run {
         );
         assert_eq!(out.loss_power, out.f_d * out.v_rel, "{label}: lossPower");
         assert_eq!(out.contact, out.s_rel < law.s_rel0, "{label}: contact");
-        let expected = law.at(out.s_rel, out.v_rel);
+        let expected = law.forces(out.s_rel, out.v_rel);
         if expected.contact {
             for (what, actual, wanted) in [
                 ("f", out.f, expected.f),

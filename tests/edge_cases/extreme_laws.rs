@@ -2,9 +2,8 @@
 //! `E_loss`, in the partial derivatives), and reference forces of 0 and near the top of the f64
 //! range.
 
-use crate::common::{
-    assert_close, constant_velocity, each_case, Expect, Law, OneStep, Run, Setup, DAMPED, H, SPRING,
-};
+use crate::common::{constant_velocity, each_case, Expect, OneStep, Run, Setup, DAMPED, H, SPRING};
+use crate::support::gap_law::{assert_close, Law};
 use crate::support::{Fmu, Status, VarType};
 /// The exponent far above 1 with compressions from 0.02 to 1.6 `s_ref`, so that the force spans
 /// from 1e-168 to 3e22 N, and a compression of 1e-6 `s_ref`, where `ratio^100` underflows to 0.

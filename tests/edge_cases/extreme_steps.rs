@@ -2,9 +2,9 @@
 //! advance) and of 1e3 s.
 
 use crate::common::{
-    assert_close, constant_velocity, dip_impulse, each_case, Expect, Law, OneStep, Run, Setup,
-    DAMPED, SPRING,
+    constant_velocity, dip_impulse, each_case, Expect, OneStep, Run, Setup, DAMPED, SPRING,
 };
+use crate::support::gap_law::{assert_close, Law};
 use crate::support::Fmu;
 /// Relative velocities of 5e-324 (the smallest denormal) and 1e-310, both signs, at `s_rel0`, in
 /// contact and in the gap, over steps of 1 ms and 1000 s.
@@ -32,7 +32,7 @@ fn denormal_velocities() {
                     })
                 } else {
                     // The compression moves by at most 1e-307 m: the force of the start point.
-                    let start = law.at(s0, v);
+                    let start = law.forces(s0, v);
                     case.expect(Expect::Integral {
                         impulse: start.f * h,
                         dissipated: start.loss_power * h,
@@ -66,7 +66,7 @@ fn communication_steps_of_a_picosecond() {
         // f varies by 1e-9 relative over the step: the mid-step values are the mean to 1e-18.
         {
             let law = Law { n: 1.5, ..DAMPED };
-            let mid = law.at(-1e-3 - 0.5e-12, -1.0);
+            let mid = law.forces(-1e-3 - 0.5e-12, -1.0);
             OneStep::new(
                 "1e-12 s in contact, n = 1.5, damped",
                 law,

@@ -9,16 +9,12 @@
 //! against it. An extreme input may be refused, but only with `fmi2Error` and a logged message:
 //! `fmi2OK` with a non-finite value is a failure.
 //!
-//! This file's reading of the MSL 4.1 law (`src/physics.rs`, `modelDescription.xml`):
-//! `s_rel = flange_b.s - flange_a.s`, contact while `s_rel < s_rel0`,
-//! `f_c = -F*((s_rel0 - s_rel)/s_ref)^n` with `F = f_ref`, or `c*s_ref` when `f_ref = 0`,
-//! `f_d = min(max(d*v_rel, f_c), -f_c)`, `f = f_c + f_d` (the force at flange_b; `f <= 0` pushes
-//! the flanges apart, never together), `lossPower = f_d*v_rel >= 0`; `f_mean` is the mean of `f`
-//! over the last step along the extrapolated motion, `E_loss` the dissipated energy so far and
+//! The law is the tests' shared reading of MSL 4.1, [`support::gap_law`]; `f_mean` is the mean of
+//! `f` over the last step along the extrapolated motion, `E_loss` the dissipated energy so far and
 //! `heatPort.Q_flow` the mean heat flow of the last step, `-(dissipated energy)/h`.
 //!
 //! The modules:
-//! - [`common`]: the law, independently of `src/`, the closed forms of the step integrals, driving
+//! - [`common`]: the closed forms of the step integrals under that law, driving
 //!   one instance and checking everything it says ([`common::Run`]), one step from given relative
 //!   motion ([`common::OneStep`]) and [`common::each_case`].
 //! - [`boundaries`]: contact start and end exactly on a substep boundary, a step end or a

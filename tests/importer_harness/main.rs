@@ -4,16 +4,13 @@
 //!
 //! The FMU under test is `$ELASTOGAP_FMU`, else `target/fmu/ElastoGap.fmu`.
 //!
-//! The physics is checked against this target's own reading of the MSL 4.1 law (in [`law`]):
-//! `s_rel = flange_b.s - flange_a.s`, `v_rel = flange_b.v - flange_a.v`, `contact = s_rel < s_rel0`,
-//! `f_c = -f_ref*|(s_rel - s_rel0)/s_ref|^n` in contact (`f_ref = 0` means `c*s_ref`),
-//! `f_d = min(max(d*v_rel, f_c), -f_c)` in contact, `f = f_c + f_d`, `lossPower = f_d*v_rel`.
+//! The physics is checked against the tests' shared reading of the MSL 4.1 law and its quadrature
+//! along a motion, [`support::gap_law`], which does not call into the FMU's source.
 //!
 //! The modules:
 //!
 //! - [`common`]: the variable lists, small helpers around the support importer, and the motions
 //!   the tests drive (the bounce, the oscillation, [`common::drive`]);
-//! - [`law`]: the law above and a high-accuracy quadrature of it along a motion;
 //! - [`sequences`]: the exported functions, the call sequences of fmusim (C), fmusim 0.8 (Rust)
 //!   and FMPy, and instantiation (refused and accepted arguments, every file URI form);
 //! - [`bad_input`]: every bad input gets fmi2Error with a message and leaves the instance in the
@@ -32,7 +29,6 @@ mod support;
 mod bad_input;
 mod common;
 mod fuzz_and_recovery;
-mod law;
 mod sequences;
 mod states;
 mod step_integrals;

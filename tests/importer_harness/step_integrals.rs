@@ -7,8 +7,8 @@ use crate::common::{
     expect_error, initialize, ok, real_vrs, record, set, set_inputs, vr, Oscillation, INPUTS,
     OSCILLATION_SETTINGS,
 };
-use crate::law::{assert_close, reference_integral, Law};
 use crate::support;
+use crate::support::gap_law::{assert_close, reference_integral, Law};
 use crate::support::{Fmu, Instance, VarType};
 
 // ---------------------------------------------------------------------------------------------
@@ -53,11 +53,7 @@ fn directional_derivatives_match_central_differences() {
         set_inputs(&mut inst, [0.0, 0.0, 0.5, 0.0]);
         ok(inst.do_step(0.0, 0.01, false));
         let (s_a, v_a) = (0.002, 0.1);
-        let reference = if law.f_ref == 0.0 {
-            law.c * law.s_ref
-        } else {
-            law.f_ref
-        };
+        let reference = law.reference_force();
         // Relative positions and velocities: out of contact, in contact with the linear damper
         // (both directions), with the damper bound acting from above and from below.
         let compression = 0.4 * law.s_ref;
@@ -179,7 +175,7 @@ impl OneStep {
         supply: Supply,
     ) -> Instance {
         let mut inst = Instance::new(fmu, name);
-        let mut settings = self.law.settings();
+        let mut settings = self.law.settings().to_vec();
         settings.push(("useHeatPort", 1.0));
         if let Some(size) = self.substep {
             settings.push(("maxSubstepSize", size));
@@ -465,7 +461,7 @@ fn supplied_derivatives_override_the_estimate_for_one_step_only() {
     let fmu = Fmu::load_default();
     let law = STIFF_LAW;
     let h = 1e-3;
-    let mut settings = law.settings();
+    let mut settings = law.settings().to_vec();
     settings.push(("accelerationEstimate", 2.0));
     // The harness prescribes the motion (heldForce = None): the step is the law's integral
     // along it from the first contact step on.

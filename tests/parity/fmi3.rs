@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::support::fmi3::{vr, CsOptions, Fmu3, Instance3};
 use super::support::Status;
-use super::{Law, Record};
+use super::{tag, Law, Record};
 
 /// Communication step and run length of the co-simulations, as the FMI 2.0 script's impacts.
 const H: f64 = 1e-3;
@@ -66,14 +66,7 @@ fn check(status: fmi_sys::fmi3::fmi3Status, what: &str) {
 /// The parameters of `law` and the FMI 2.0 script's settings (acceleration estimate 3, heat port
 /// used); called in Initialization Mode.
 fn parameterize(inst: &mut Instance3, law: &Law) {
-    for (name, value) in [
-        ("c", law.c),
-        ("d", law.d),
-        ("s_rel0", law.s_rel0),
-        ("n", law.n),
-        ("s_ref", law.s_ref),
-        ("f_ref", law.f_ref),
-    ] {
+    for (name, value) in law.settings() {
         assert_eq!(inst.set_f64(name, value), Status::Ok, "{name}");
     }
     let b = &inst.fmu.binding;
@@ -260,13 +253,13 @@ fn cs_run(
             let early = if outcome.early_return { 1.0 } else { 0.0 };
             record.extend([t, early, event[0], event[1], inst.get_f64("E_port")]);
         }
-        records.push(Record::new(format!("{name}/{step}"), law.tag(), &record));
+        records.push(Record::new(format!("{name}/{step}"), tag(law), &record));
         step += 1;
         assert!(step < 4 * STEPS, "{name}: the run does not advance");
     }
     records.push(Record::new(
         format!("{name}/state"),
-        law.tag(),
+        tag(law),
         &serialized_state(&mut inst),
     ));
     let seen = inst.seen();
@@ -283,7 +276,7 @@ fn cs_run(
                 *contact,
             ]);
         }
-        records.push(Record::new(format!("{name}/callbacks"), law.tag(), &values));
+        records.push(Record::new(format!("{name}/callbacks"), tag(law), &values));
     }
     drop(seen);
     assert_eq!(inst.terminate(), Status::Ok);
@@ -350,7 +343,7 @@ pub fn fmi2_plain_records(fmu: &Arc<super::support::Fmu>) -> Vec<Record> {
                 s += v * H;
                 t += H;
                 values.extend([s, v]);
-                records.push(Record::new(format!("{name}/{step}"), law.tag(), &values));
+                records.push(Record::new(format!("{name}/{step}"), tag(law), &values));
             }
             ok(inst.terminate());
         }
@@ -617,7 +610,7 @@ pub fn me_records(fmu: &Arc<Fmu3>, records: &mut Vec<Record>) {
             if step.is_multiple_of(50) {
                 values.extend(gap.jacobian());
             }
-            records.push(Record::new(format!("{name}/{step}"), law.tag(), &values));
+            records.push(Record::new(format!("{name}/{step}"), tag(law), &values));
         }
         assert!(
             events >= 2,
@@ -625,7 +618,7 @@ pub fn me_records(fmu: &Arc<Fmu3>, records: &mut Vec<Record>) {
         );
         records.push(Record::new(
             format!("{name}/state"),
-            law.tag(),
+            tag(law),
             &serialized_state(&mut gap.inst),
         ));
         assert_eq!(gap.inst.terminate(), Status::Ok);

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::gap_law::Law;
 use super::masters::Master;
 use super::{Fmu, Instance, Status, VarType};
 
@@ -23,15 +24,15 @@ pub fn contact_duration() -> f64 {
     std::f64::consts::PI * (MASS / C).sqrt()
 }
 
-/// The law written out once more, independently of the FMU's source (n = 1, f_ref = c*s_ref).
-fn gap_force(s_rel: f64, v_rel: f64) -> (f64, f64) {
-    if s_rel >= 0.0 {
-        return (0.0, 0.0);
-    }
-    let f_c = C * s_rel;
-    let f_d = (D * v_rel).max(f_c).min(-f_c);
-    (f_c + f_d, f_d * v_rel)
-}
+/// The gap's law, with the mass's position as `s_rel` (flange_a fixed at 0).
+const LAW: Law = Law {
+    c: C,
+    d: D,
+    s_rel0: 0.0,
+    n: 1.0,
+    s_ref: 1.0,
+    f_ref: 0.0,
+};
 
 /// What an impact run gives: rebound coefficient and energy dissipated.
 #[derive(Clone, Copy, Debug)]
@@ -44,8 +45,8 @@ pub struct Impact {
 /// only kinks (no jumps), so this is accurate to ~1e-10 (checked by halving in the tests).
 pub fn reference_with_step(h: f64) -> Impact {
     let rhs = |y: [f64; 3]| {
-        let (f, loss) = gap_force(y[0], y[1]);
-        [y[1], -f / MASS, loss]
+        let forces = LAW.forces(y[0], y[1]);
+        [y[1], -forces.f / MASS, forces.loss_power]
     };
     let mut y = [GAP, -SPEED, 0.0];
     let steps = (STOP_TIME / h).round() as usize;

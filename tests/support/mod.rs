@@ -23,6 +23,8 @@
 //!   instances with early return, event mode and the intermediate-update callback.
 //! - [`early_return_master`]: a Gauss–Seidel and Jacobi master whose steps may end early, driving
 //!   either FMU.
+//! - [`gap_law`]: the MSL ElastoGap law written out independently of the FMU, the one reference
+//!   the tests hold the FMU's force to, and its integral along a motion.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
 //! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`.
 //! - [`generated`]: the docs' blocks and rows that tests make from a run.
@@ -37,6 +39,7 @@ pub mod exact;
 pub mod fmi2_names;
 pub mod fmi3;
 pub mod fmu;
+pub mod gap_law;
 pub mod generated;
 pub mod impact;
 pub mod instance;

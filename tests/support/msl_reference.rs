@@ -1,10 +1,11 @@
 //! A high-accuracy solution of `Modelica.Mechanics.Translational.Examples.ElastoGap` computed without
-//! the FMU: the MSL ElastoGap law written out again, classical RK4 with small steps, and every switch
-//! of the force law (contact start/end, damper clamp on/off) located exactly so that RK4 keeps its
-//! fourth order. `tests/demo_accuracy.rs` checks it by step halving, mass1 against its closed form
+//! the FMU: the MSL ElastoGap law of [`super::gap_law`], classical RK4 with small steps, and every
+//! switch of the force law (contact start/end, damper clamp on/off) located exactly so that RK4
+//! keeps its fourth order. `tests/demo_accuracy.rs` checks it by step halving, mass1 against its closed form
 //! and against the MSL reference result.
 
 use super::cosim;
+use super::gap_law::Law;
 
 // The example's data, written out here on purpose instead of taken from the master.
 pub const M: f64 = 1.0;
@@ -19,25 +20,15 @@ pub const GAP_S_REF: f64 = 1.0;
 pub const LEFT: f64 = -2.0;
 pub const RIGHT: f64 = 2.0;
 
-/// `Modelica.Mechanics.Translational.Components.ElastoGap`: the force at flange_b and its spring
-/// part f_c.
-pub fn elasto_gap(s_rel: f64, v_rel: f64) -> (f64, f64) {
-    if s_rel < GAP_S_REL0 {
-        let f_ref = GAP_C * GAP_S_REF;
-        let f_c = -f_ref * ((s_rel - GAP_S_REL0) / GAP_S_REF).abs().powf(GAP_N);
-        let f_d2 = GAP_D * v_rel;
-        let f_d = if f_d2 < f_c {
-            f_c
-        } else if f_d2 > -f_c {
-            -f_c
-        } else {
-            f_d2
-        };
-        (f_c + f_d, f_c)
-    } else {
-        (0.0, 0.0)
-    }
-}
+/// The example's two `ElastoGap`s.
+const GAP: Law = Law {
+    c: GAP_C,
+    d: GAP_D,
+    s_rel0: GAP_S_REL0,
+    n: GAP_N,
+    s_ref: GAP_S_REF,
+    f_ref: 0.0,
+};
 
 /// `SpringDamper` force at flange_b.
 pub fn spring_damper(s_rel: f64, v_rel: f64) -> f64 {
@@ -53,8 +44,8 @@ pub fn derivative(y: &State) -> State {
     let f_sd1 = spring_damper(x1 - LEFT, v1);
     let f_sd2 = spring_damper(RIGHT - x1, -v1);
     // mass2: elastoGap1 (-2 m -> mass2), elastoGap2 (mass2 -> +2 m).
-    let (f_g1, _) = elasto_gap(x2 - LEFT, v2);
-    let (f_g2, _) = elasto_gap(RIGHT - x2, -v2);
+    let f_g1 = GAP.forces(x2 - LEFT, v2).f;
+    let f_g2 = GAP.forces(RIGHT - x2, -v2).f;
     [v1, (-f_sd1 + f_sd2) / M, v2, (-f_g1 + f_g2) / M]
 }
 
@@ -64,8 +55,8 @@ pub fn switches(y: &State) -> [f64; 4] {
     let v2 = y[3];
     let (s1, v_rel1) = (x2 - LEFT, v2);
     let (s2, v_rel2) = (RIGHT - x2, -v2);
-    let (_, f_c1) = elasto_gap(s1, v_rel1);
-    let (_, f_c2) = elasto_gap(s2, v_rel2);
+    let f_c1 = GAP.forces(s1, v_rel1).f_c;
+    let f_c2 = GAP.forces(s2, v_rel2).f_c;
     [
         s1 - GAP_S_REL0,
         s2 - GAP_S_REL0,

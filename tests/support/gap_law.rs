@@ -1,32 +1,40 @@
-//! This target's own implementation of the law (see the crate documentation) and a high-accuracy
-//! quadrature of it along a motion, for the step-integral checks.
+//! The tests' one expectation of the force: the MSL 4.1 law
+//! (`Modelica.Mechanics.Translational.Components.ElastoGap`) written out from its definition,
+//! independently of the FMU's source, so that a slip in `src/` cannot hide in the reference too.
+//!
+//! `s_rel = flange_b.s - flange_a.s`, `v_rel = flange_b.v - flange_a.v`, contact while
+//! `s_rel < s_rel0`; in contact `f_c = -F*|(s_rel - s_rel0)/s_ref|^n` with `F = f_ref`, or
+//! `c*s_ref` when `f_ref = 0`, `f_d = min(max(d*v_rel, f_c), -f_c)`, `f = f_c + f_d` (the force at
+//! flange_b; `f <= 0` pushes the flanges apart, never together), `lossPower = f_d*v_rel >= 0`.
+//!
+//! Besides the law at a point: the spring's work, and a high-accuracy quadrature of the force and
+//! the loss power along a motion, for the checks of the step integrals.
 
-// ---------------------------------------------------------------------------------------------
-// This file's own implementation of the law and a high-accuracy quadrature along a motion
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Law {
-    pub(crate) c: f64,
-    pub(crate) d: f64,
-    pub(crate) s_rel0: f64,
-    pub(crate) n: f64,
-    pub(crate) s_ref: f64,
-    pub(crate) f_ref: f64,
+/// The law's parameters, named as the FMU's parameters are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Law {
+    pub c: f64,
+    pub d: f64,
+    pub s_rel0: f64,
+    pub n: f64,
+    pub s_ref: f64,
+    pub f_ref: f64,
 }
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Forces {
-    pub(crate) contact: bool,
-    pub(crate) f_c: f64,
-    pub(crate) f_d: f64,
-    pub(crate) f: f64,
-    pub(crate) loss_power: f64,
+/// The law at one point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Forces {
+    pub contact: bool,
+    pub f_c: f64,
+    pub f_d: f64,
+    pub f: f64,
+    pub loss_power: f64,
 }
 
 impl Law {
-    pub(crate) fn settings(&self) -> Vec<(&'static str, f64)> {
-        vec![
+    /// The parameter settings of an instance with this law.
+    pub fn settings(&self) -> [(&'static str, f64); 6] {
+        [
             ("c", self.c),
             ("d", self.d),
             ("s_rel0", self.s_rel0),
@@ -36,7 +44,22 @@ impl Law {
         ]
     }
 
-    pub(crate) fn forces(&self, s_rel: f64, v_rel: f64) -> Forces {
+    /// `F`: the spring force at the compression `s_ref`.
+    pub fn reference_force(&self) -> f64 {
+        if self.f_ref == 0.0 {
+            self.c * self.s_ref
+        } else {
+            self.f_ref
+        }
+    }
+
+    /// `|f_c|` at compression `x >= 0`.
+    pub fn spring(&self, x: f64) -> f64 {
+        self.reference_force() * (x / self.s_ref).abs().powf(self.n)
+    }
+
+    pub fn forces(&self, s_rel: f64, v_rel: f64) -> Forces {
+        // A NaN s_rel fails the comparison: no contact, as in the FMU.
         let contact = s_rel < self.s_rel0;
         if !contact {
             return Forces {
@@ -47,13 +70,7 @@ impl Law {
                 loss_power: 0.0,
             };
         }
-        let reference = if self.f_ref == 0.0 {
-            self.c * self.s_ref
-        } else {
-            self.f_ref
-        };
-        let ratio = (s_rel - self.s_rel0) / self.s_ref;
-        let f_c = -reference * ratio.abs().powf(self.n);
+        let f_c = -self.spring(self.s_rel0 - s_rel);
         let f_d = (self.d * v_rel).max(f_c).min(-f_c);
         Forces {
             contact,
@@ -63,7 +80,29 @@ impl Law {
             loss_power: f_d * v_rel,
         }
     }
+
+    /// Integral of [`Law::spring`] from compression 0 to `x`.
+    pub fn spring_work(&self, x: f64) -> f64 {
+        self.spring_work_over(0.0, x)
+    }
+
+    /// Integral of [`Law::spring`] from compression `a >= 0` to `a + span`, without the
+    /// cancellation of `spring_work(a + span) - spring_work(a)` when `span` is much smaller than
+    /// `a`: `(a + span)^m - a^m = a^m * expm1(m * ln1p(span/a))`.
+    pub fn spring_work_over(&self, a: f64, span: f64) -> f64 {
+        let m = self.n + 1.0;
+        let difference = if a > 0.0 {
+            (a / self.s_ref).powf(m) * (m * (span / a).ln_1p()).exp_m1()
+        } else {
+            (span / self.s_ref).powf(m)
+        };
+        self.reference_force() * self.s_ref / m * difference
+    }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A high-accuracy quadrature along a motion
+// ---------------------------------------------------------------------------------------------
 
 /// Five-point Gauss–Legendre rule on `[a, b]` for the pair (f, lossPower) of `g`.
 fn gauss5(g: &dyn Fn(f64) -> (f64, f64), a: f64, b: f64) -> (f64, f64) {
@@ -118,7 +157,7 @@ fn adaptive(
 /// (integral of f, integral of lossPower) over `[0, h]` along the relative motion
 /// `s(t) = s0 + v0 t + a t^2/2`, to about 1e-12 relative: adaptive Gauss–Legendre, which refines
 /// only around the kinks (contact start and end, damper bound switching).
-pub(crate) fn reference_integral(law: &Law, s0: f64, v0: f64, a: f64, h: f64) -> (f64, f64) {
+pub fn reference_integral(law: &Law, s0: f64, v0: f64, a: f64, h: f64) -> (f64, f64) {
     let g = |t: f64| {
         let forces = law.forces(s0 + v0 * t + 0.5 * a * t * t, v0 + a * t);
         (forces.f, forces.loss_power)
@@ -143,8 +182,9 @@ pub(crate) fn reference_integral(law: &Law, s0: f64, v0: f64, a: f64, h: f64) ->
     total
 }
 
+/// `actual` within `relative` of `expected` (absolutely, where `expected` is 0).
 #[track_caller]
-pub(crate) fn assert_close(actual: f64, expected: f64, relative: f64, what: &str) {
+pub fn assert_close(actual: f64, expected: f64, relative: f64, what: &str) {
     let error = (actual - expected).abs();
     assert!(
         error <= relative * expected.abs().max(f64::MIN_POSITIVE),
