@@ -63,8 +63,7 @@ fn running(fmu: &Arc<Fmu>, name: &str) -> Instance {
 
 fn set_motion(inst: &mut Instance, s_rel: f64, v_rel: f64) {
     let md = &inst.fmu().model_description;
-    let vrs =
-        ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"].map(|n| md.vr(n, VarType::Real));
+    let vrs = support::INPUTS.map(|n| md.vr(n, VarType::Real));
     // flange_a moves too, so that both inputs enter with their signs.
     assert_eq!(
         inst.set_real(&vrs, &[0.3, -0.2, 0.3 + s_rel, -0.2 + v_rel]),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::support::gap_law::{assert_close, Law};
 use crate::support::{
-    panic_message, Fmu, Instance, InstantiateOptions, Status, VarType, PROBE_SHARE,
+    panic_message, Fmu, Instance, InstantiateOptions, Status, VarType, INPUTS, PROBE_SHARE, REALS,
 };
 
 /// A plain linear spring of 1e4 N/m without damper.
@@ -99,19 +99,6 @@ pub(crate) fn from_rest_impulse(law: &Law, a: f64, h: f64) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // Driving one instance and checking everything it says
 // ---------------------------------------------------------------------------------------------
-
-const INPUTS: [&str; 4] = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"];
-const REALS: [&str; 9] = [
-    "f",
-    "s_rel",
-    "v_rel",
-    "lossPower",
-    "heatPort.Q_flow",
-    "f_mean",
-    "E_loss",
-    "f_c",
-    "f_d",
-];
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Outputs {

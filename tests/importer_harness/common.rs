@@ -1,30 +1,14 @@
-//! Helpers shared by the test modules: the variable lists, small helpers around the support
-//! importer, and the motions the tests drive.
+//! Helpers shared by the test modules: small helpers around the support importer, and the motions
+//! the tests drive.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use fmi_sys::fmi2;
 
-use crate::support::{Fmu, Instance, InstantiateOptions, LogRecord, Status, VarType};
-
-// ---------------------------------------------------------------------------------------------
-// The standard's function list
-// ---------------------------------------------------------------------------------------------
-
-pub(crate) const INPUTS: [&str; 4] = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"];
-/// Every Real output and local, in the order [`record`] reads them.
-pub(crate) const RECORDED_REALS: [&str; 9] = [
-    "f",
-    "s_rel",
-    "v_rel",
-    "lossPower",
-    "heatPort.Q_flow",
-    "f_mean",
-    "E_loss",
-    "f_c",
-    "f_d",
-];
+use crate::support::{
+    Fmu, Instance, InstantiateOptions, LogRecord, Status, VarType, INPUTS, REALS,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers around the support importer
@@ -71,7 +55,7 @@ pub(crate) fn set_inputs(inst: &mut Instance, values: [f64; 4]) {
 
 /// Every Real output and local plus `contact`, as bit patterns, for exact comparisons.
 pub(crate) fn record(inst: &mut Instance) -> Vec<u64> {
-    let vrs = real_vrs(inst, &RECORDED_REALS);
+    let vrs = real_vrs(inst, &REALS);
     let (status, values) = inst.get_real(&vrs);
     ok(status);
     let contact = vr(inst, "contact", VarType::Boolean);
@@ -84,7 +68,7 @@ pub(crate) fn record(inst: &mut Instance) -> Vec<u64> {
 
 /// The Reals of a [`record`] row.
 pub(crate) fn decode(bits: &[u64]) -> Vec<f64> {
-    bits[..RECORDED_REALS.len()]
+    bits[..REALS.len()]
         .iter()
         .map(|b| f64::from_bits(*b))
         .collect()

@@ -1,8 +1,8 @@
 //! Inputs found by fuzzing the C ABI (steps refused, outputs beyond f64, states with unchecked
 //! parameters, fuzzed serialized states) and recovery from fmi2Error.
 
-use crate::common::{expect_error, fmu_time, initialize, ok, set, set_inputs, RECORDED_REALS};
-use crate::support::{Fmu, FmuState, Instance, Status, VarType};
+use crate::common::{expect_error, fmu_time, initialize, ok, set, set_inputs};
+use crate::support::{Fmu, FmuState, Instance, Status, VarType, REALS};
 
 // ---------------------------------------------------------------------------------------------
 // Inputs from fuzzing the C ABI (fuzz/)
@@ -186,7 +186,7 @@ fn steps_from_a_fuzzed_state(name: &str, bytes: &[u8]) -> usize {
     let mut state = FmuState::null();
     ok(inst.deserialize_fmu_state(bytes, &mut state));
     ok(inst.set_fmu_state(&state));
-    let every_real: Vec<u32> = RECORDED_REALS
+    let every_real: Vec<u32> = REALS
         .iter()
         .chain(["E_port"].iter())
         .map(|name| inst.vr(name, VarType::Real))

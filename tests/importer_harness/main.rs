@@ -9,7 +9,7 @@
 //!
 //! The modules:
 //!
-//! - [`common`]: the variable lists, small helpers around the support importer, and the motions
+//! - [`common`]: small helpers around the support importer, and the motions
 //!   the tests drive (the bounce, the oscillation, [`common::drive`]);
 //! - [`sequences`]: the exported functions, the call sequences of fmusim (C), fmusim 0.8 (Rust)
 //!   and FMPy, and instantiation (refused and accepted arguments, every file URI form);

@@ -6,12 +6,12 @@ use fmi_sys::fmi2;
 
 use crate::common::{
     bounce, bounce_contact_times, check_records, fmu_time, initialize, instance_with, ok, real_vrs,
-    set, set_inputs, vr, BOUNCE_ACCELERATION, INPUTS,
+    set, set_inputs, vr, BOUNCE_ACCELERATION,
 };
 use crate::support;
 use crate::support::fmu::{binary_path_in_archive, file_uri};
 use crate::support::{
-    Environment, Fmu, Instance, InstantiateOptions, LogRecord, ResourceUri, Status, VarType,
+    Environment, Fmu, Instance, InstantiateOptions, LogRecord, ResourceUri, Status, VarType, INPUTS,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ use fmi_sys::fmi2;
 
 use crate::common::{
     decode, drive, expect_error, fmu_time, initialize, ok, real_vrs, record, set, set_inputs,
-    Oscillation, OSCILLATION_SETTINGS, RECORDED_REALS,
+    Oscillation, OSCILLATION_SETTINGS,
 };
 use crate::support::random::Random;
-use crate::support::{Fmu, FmuState, Instance, Status};
+use crate::support::{Fmu, FmuState, Instance, Status, REALS};
 
 // ---------------------------------------------------------------------------------------------
 // FMU state
@@ -253,7 +253,7 @@ fn corrupt_serialized_states_are_refused_without_a_crash() {
 
 fn read_if_running(inst: &mut Instance, stepped: Status) {
     if stepped == Status::Ok {
-        let vrs = real_vrs(inst, &RECORDED_REALS);
+        let vrs = real_vrs(inst, &REALS);
         let (status, _) = inst.get_real(&vrs);
         ok(status);
     }

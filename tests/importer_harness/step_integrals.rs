@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use crate::common::{
-    expect_error, initialize, ok, real_vrs, record, set, set_inputs, vr, Oscillation, INPUTS,
+    expect_error, initialize, ok, real_vrs, record, set, set_inputs, vr, Oscillation,
     OSCILLATION_SETTINGS,
 };
 use crate::support;
 use crate::support::gap_law::{assert_close, reference_integral, Law};
-use crate::support::{Fmu, Instance, VarType};
+use crate::support::{Fmu, Instance, VarType, INPUTS};
 
 // ---------------------------------------------------------------------------------------------
 // Directional derivatives

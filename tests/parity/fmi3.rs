@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use super::support::fmi3::{vr, CsOptions, Fmu3, Instance3};
-use super::support::Status;
+use super::support::{Status, REALS};
 use super::{tag, Law, Record};
 
 /// Communication step and run length of the co-simulations, as the FMI 2.0 script's impacts.
@@ -25,19 +25,6 @@ const S0: f64 = 0.2004;
 /// The Model Exchange master's fixed step, and its step count (the same 0.4 s).
 const ME_H: f64 = 2.5e-4;
 const ME_STEPS: usize = 1600;
-
-/// Every Float64 output and local the records hold, in a fixed order (the FMI 2.0 script's REALS).
-const REALS: [&str; 9] = [
-    "f",
-    "s_rel",
-    "v_rel",
-    "lossPower",
-    "heatPort.Q_flow",
-    "f_mean",
-    "E_loss",
-    "f_c",
-    "f_d",
-];
 
 /// The two impact laws of the FMI 2.0 script: closed form (n = 1) and through `pow` (n = 1.5).
 pub const IMPACT_LAWS: [Law; 2] = [

@@ -130,7 +130,7 @@ impl Gap3 {
         let mut gap = Gap3 {
             name,
             instance,
-            inputs: ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"].map(vr),
+            inputs: super::INPUTS.map(vr),
             outputs: ["f", "s_rel", "v_rel", "f_mean", "E_loss"].map(vr),
             contact: vr("contact"),
             state: std::ptr::null_mut(),

@@ -88,6 +88,22 @@ impl From<fmi2::fmi2Status> for Status {
     }
 }
 
+/// The inputs: flange_a's position and velocity, then flange_b's.
+pub const INPUTS: [&str; 4] = ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"];
+
+/// Every Real (FMI 3.0: Float64) output and local, in the order the tests read and record them.
+pub const REALS: [&str; 9] = [
+    "f",
+    "s_rel",
+    "v_rel",
+    "lossPower",
+    "heatPort.Q_flow",
+    "f_mean",
+    "E_loss",
+    "f_c",
+    "f_d",
+];
+
 /// The value reference of a variable of the FMU's variable table.
 pub fn vr(var: elastogap::variables::Var) -> u32 {
     elastogap::variables::by_var(var).value_reference

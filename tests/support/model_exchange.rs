@@ -74,7 +74,7 @@ impl MeGap {
         let s = instance.enter_initialization_mode();
         check(s, "fmi2EnterInitializationMode", &instance)?;
         Ok(MeGap {
-            inputs: ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"].map(real),
+            inputs: super::INPUTS.map(real),
             outputs: ["f", "s_rel", "v_rel", "f_mean", "E_loss"].map(real),
             contact: md.vr("contact", VarType::Boolean),
             indicators: md.number_of_event_indicators,
