@@ -134,6 +134,8 @@ mod c_baseline;
 mod dynamic;
 #[path = "fmi_abi/library.rs"]
 mod library;
+#[path = "fmi_abi/master.rs"]
+mod master;
 #[path = "fmi_abi/paired.rs"]
 mod paired;
 
@@ -185,10 +187,11 @@ fn benches(c: &mut Criterion) {
 fn fmi3_pairs_only(library: &Library) {
     let library3 = fmi3_pairs::Library3::load(library).unwrap_or_else(|why| panic!("{why}"));
     let do_step = entry!(library, fmi2DoStep);
+    let set_real = entry!(library, fmi2SetReal);
     let mut pairs = fmi3_pairs::pairs(library, &library3);
     for round in 0..PAIRED_ROUNDS {
         for pair in pairs.iter_mut() {
-            pair.round(round, do_step);
+            pair.round(round, set_real, do_step);
         }
     }
     for pair in pairs.iter_mut() {

@@ -149,27 +149,46 @@ impl CBaseline {
 
     /// A C instance parameterised and fed like [`Component::ready`](super::library::Component::ready).
     pub(crate) fn instance(&self, substeps: u32, inputs: [f64; 4]) -> CInstance<'_> {
+        self.instance_with(&LAW, max_substep_size(substeps), inputs)
+    }
+
+    /// A C instance of `law` with `max_substep` and `inputs`.
+    pub(crate) fn instance_with(
+        &self,
+        law: &GapLaw,
+        max_substep: f64,
+        inputs: [f64; 4],
+    ) -> CInstance<'_> {
         // SAFETY: plain values; the result is checked.
         let raw = unsafe {
             (self.instantiate)(
-                LAW.c,
-                LAW.d,
-                LAW.s_rel0,
-                LAW.n,
-                LAW.s_ref,
-                LAW.f_ref,
-                max_substep_size(substeps),
+                law.c,
+                law.d,
+                law.s_rel0,
+                law.n,
+                law.s_ref,
+                law.f_ref,
+                max_substep,
                 MAX_SUBSTEP_COUNT,
                 0.0,
             )
         };
         assert!(!raw.is_null());
         // SAFETY: a live C instance.
-        unsafe { (self.set_inputs)(raw, inputs[0], inputs[1], inputs[2], inputs[3]) };
+        unsafe { self.set_inputs(raw, inputs) };
         CInstance {
             baseline: self,
             raw,
         }
+    }
+
+    /// Sets the flanges' positions and velocities (s_a, v_a, s_b, v_b).
+    ///
+    /// # Safety
+    /// `raw` is a live instance of this baseline.
+    #[inline(always)]
+    pub(crate) unsafe fn set_inputs(&self, raw: *mut c_void, inputs: [f64; 4]) {
+        unsafe { (self.set_inputs)(raw, inputs[0], inputs[1], inputs[2], inputs[3]) }
     }
 
     /// The C physics must be the Rust physics, not a cheaper approximation: for n = 1 the same

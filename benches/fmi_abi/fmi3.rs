@@ -115,6 +115,16 @@ type Fmi3DoStep = unsafe extern "C" fn(
 ) -> fmi3::fmi3Status;
 
 type Fmi2DoStep = super::Fmi2DoStep;
+type Fmi2SetReal = super::paired::Fmi2SetReal;
+
+/// The signature of `fmi3SetFloat64`.
+type Fmi3SetFloat64 = unsafe extern "C" fn(
+    fmi3::fmi3Instance,
+    *const fmi3::fmi3ValueReference,
+    usize,
+    *const fmi3::fmi3Float64,
+    usize,
+) -> fmi3::fmi3Status;
 
 /// One FMI 3.0 co-simulation instance, set up as [`Component::ready`] sets up the FMI 2.0 one.
 struct Component3<'a> {
@@ -339,28 +349,34 @@ pub fn pairs<'a>(fmi2: &'a Library, fmi3: &'a Library3) -> Vec<Pair<'a>> {
 }
 
 impl Pair<'_> {
-    /// One round: each side `calls` steps, the side that goes first alternating between rounds.
-    pub fn round(&mut self, round: usize, do_step2: Fmi2DoStep) {
-        let do_step3: Fmi3DoStep = *self
-            .fmi3
-            .library
-            .binding()
-            .fmi3DoStep
+    /// One round: each side `calls` steps, each after its inputs are set as a master sets them,
+    /// the side that goes first alternating between rounds.
+    pub fn round(&mut self, round: usize, set_real2: Fmi2SetReal, do_step2: Fmi2DoStep) {
+        let binding = self.fmi3.library.binding();
+        let do_step3: Fmi3DoStep = *binding.fmi3DoStep.as_ref().expect("fmi3DoStep is exported");
+        let set_real3: Fmi3SetFloat64 = *binding
+            .fmi3SetFloat64
             .as_ref()
-            .expect("fmi3DoStep is exported");
-        let (raw2, raw3) = (self.fmi2.raw, self.fmi3.raw);
+            .expect("fmi3SetFloat64 is exported");
+        let (raw2, raw3, inputs) = (self.fmi2.raw, self.fmi3.raw, self.inputs);
         let (t2, t3) = &mut self.time;
         let mut two = || {
             time_calls(self.calls, || {
-                // SAFETY: a live instance.
-                unsafe { assert_eq!(do_step2(raw2, *t2, STEP, 1), super::OK) };
+                // SAFETY: a live instance and arrays of the announced lengths.
+                unsafe {
+                    set_real2(raw2, INPUTS.as_ptr(), 4, inputs.as_ptr());
+                    assert_eq!(do_step2(raw2, *t2, STEP, 1), super::OK);
+                }
                 *t2 += STEP;
             })
         };
         let mut three = || {
             time_calls(self.calls, || {
-                // SAFETY: a live instance.
-                unsafe { step3(do_step3, raw3, *t3) };
+                // SAFETY: a live instance and arrays of the announced lengths.
+                unsafe {
+                    set_real3(raw3, INPUTS.as_ptr(), 4, inputs.as_ptr(), 4);
+                    step3(do_step3, raw3, *t3);
+                }
                 *t3 += STEP;
             })
         };
@@ -385,8 +401,19 @@ impl Pair<'_> {
             .fmi3DoStep
             .as_ref()
             .expect("fmi3DoStep is exported");
-        // SAFETY: a live instance.
-        unsafe { checked_step3(do_step3, self.fmi3.raw, self.time.1) };
+        let b = self.fmi3.library.binding();
+        let do_step2 = entry!(self.fmi2.library, fmi2DoStep);
+        self.fmi2.set_inputs(self.inputs);
+        // SAFETY: live instances and arrays of the announced lengths.
+        unsafe {
+            assert_eq!(do_step2(self.fmi2.raw, self.time.0, STEP, 1), super::OK);
+            let inputs = self.inputs.as_ptr();
+            assert_eq!(
+                b.fmi3SetFloat64(self.fmi3.raw, INPUTS.as_ptr(), 4, inputs, 4),
+                OK3
+            );
+            checked_step3(do_step3, self.fmi3.raw, self.time.1);
+        }
         for var in [Var::FMean, Var::F] {
             let (a, b) = (self.fmi2.real(var), self.fmi3.real(var));
             assert_eq!(

@@ -8,7 +8,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use elastogap::laws::GapLaw;
-use elastogap::variables::{by_var, Var};
+use elastogap::variables::{by_var, Var, HELD_FORCE};
 use fmi_sys::fmi2::{self, Fmi2Binding};
 
 use super::support::{self, Fmu};
@@ -141,14 +141,32 @@ impl<'a> Component<'a> {
         Component::with(library, name, &LAW, max_substep_size(substeps), 0.0, inputs)
     }
 
-    /// Instantiated with the law `law`, `maxSubstepSize`, `m_eff` (0: kinematic mode), initialised,
-    /// with `inputs` set.
+    /// [`Component::with`] with `heldForce` left at its default where a mass is given, and `None`
+    /// without one.
     pub(crate) fn with(
         library: &'a Library,
         name: &str,
         law: &GapLaw,
         max_substep: f64,
         m_eff: f64,
+        inputs: [f64; 4],
+    ) -> Component<'a> {
+        // Without a mass the kinematic rows feed the same inputs at every step, a motion no body
+        // makes: a prescribed motion (`heldForce` = None). Left at Auto, the FMU would read it as
+        // a body's answers and bound the forces of the model it fits to them.
+        let held = (m_eff == 0.0).then(|| held_force("None"));
+        Component::holding(library, name, law, max_substep, m_eff, held, inputs)
+    }
+
+    /// Instantiated with the law `law`, `maxSubstepSize`, `m_eff` (0: none), `heldForce` (its
+    /// numeric code; `None` leaves the default), initialised, with `inputs` set.
+    pub(crate) fn holding(
+        library: &'a Library,
+        name: &str,
+        law: &GapLaw,
+        max_substep: f64,
+        m_eff: f64,
+        held_force: Option<i32>,
         inputs: [f64; 4],
     ) -> Component<'a> {
         let callbacks = callbacks();
@@ -203,15 +221,8 @@ impl<'a> Component<'a> {
                 set_integer(raw, &vr(Var::MaxSubstepCount), 1, count.as_ptr()),
                 OK
             );
-            // Without a mass the rows feed the same inputs at every step, a motion no body makes:
-            // a prescribed motion, which the user declares (`heldForce` = None). Left at Auto, the
-            // FMU reads it as a body's answers and bounds the forces of the model it fits to them.
-            if m_eff == 0.0 {
-                let prescribed = [4];
-                assert_eq!(
-                    set_integer(raw, &vr(Var::HeldForce), 1, prescribed.as_ptr()),
-                    OK
-                );
+            if let Some(held) = held_force {
+                assert_eq!(set_integer(raw, &vr(Var::HeldForce), 1, &held), OK);
             }
             assert_eq!(enter(raw), OK);
             assert_eq!(exit(raw), OK);
@@ -253,6 +264,13 @@ impl Drop for Component<'_> {
         // SAFETY: a live instance, freed once.
         unsafe { free(self.raw) };
     }
+}
+
+/// The numeric code of the `heldForce` item `name`, as an importer reads it from the model
+/// description.
+pub(crate) fn held_force(name: &str) -> i32 {
+    let position = HELD_FORCE.items.iter().position(|(item, _)| *item == name);
+    position.expect("a heldForce item") as i32 + 1
 }
 
 pub(crate) const INPUTS: [fmi2::fmi2ValueReference; 4] = [11, 12, 13, 14];

@@ -10,10 +10,11 @@ use elastogap::variables::Var;
 use fmi_sys::fmi2;
 
 use super::benchmarks::{evaluate_all, evaluate_all_with, evaluation_points, EVALUATION_POINTS};
-use super::c_baseline::{CBaseline, CDoStep, CInstance};
+use super::c_baseline::{CBaseline, CInstance};
 use super::dynamic::DynamicCase;
 use super::fmi3_pairs;
-use super::library::{callbacks, Component, Library, OK};
+use super::library::{callbacks, Component, Library, INPUTS, OK};
+use super::master::MasterRows;
 use super::{
     criterion_dir, limits, max_substep_size, relative_motion, DEFAULT_SUBSTEPS_PER_STEP,
     EXACT_AGREEMENT, IN_CONTACT, KINEMATIC_GAUSS_POINTS_IN_CONTACT, LAW, PIECES_IN_CONTACT, STEP,
@@ -55,6 +56,7 @@ pub(crate) fn paired_ratios(
     let set_state = entry!(library, fmi2SetFMUstate);
     let law_1_5 = GapLaw { n: 1.5, ..LAW };
     let do_step = entry!(library, fmi2DoStep);
+    let set_real = entry!(library, fmi2SetReal);
     let instantiate = entry!(library, fmi2Instantiate);
     let setup = entry!(library, fmi2SetupExperiment);
     let enter = entry!(library, fmi2EnterInitializationMode);
@@ -69,6 +71,7 @@ pub(crate) fn paired_ratios(
     let callbacks = callbacks();
     let (mut t_fmu_10, mut t_c_10, mut t_fmu_100) = (0.0, 0.0, 0.0);
     let mut steps = step_comparisons(library, &baseline);
+    let mut master = MasterRows::new(library, &baseline);
 
     let mut in_contact_over_gauss_points = Vec::with_capacity(PAIRED_ROUNDS);
     let mut step_10_over_c = Vec::with_capacity(PAIRED_ROUNDS);
@@ -78,16 +81,20 @@ pub(crate) fn paired_ratios(
         let evaluation = time_calls(1_000, || {
             black_box(evaluate_all(&points));
         }) / EVALUATION_POINTS as f64;
+        // Every step's inputs set before it, as a master feeds a prescribed motion.
         // SAFETY (all calls below): live instances, arrays of the announced lengths.
         let in_contact = time_calls(600, || unsafe {
+            set_real(fmu_100.raw, INPUTS.as_ptr(), 4, IN_CONTACT.as_ptr());
             assert_eq!(do_step(fmu_100.raw, t_fmu_100, STEP, 1), OK);
             t_fmu_100 += STEP;
         });
         let fmu_step = time_calls(4_000, || unsafe {
+            set_real(fmu_10.raw, INPUTS.as_ptr(), 4, IN_CONTACT.as_ptr());
             assert_eq!(do_step(fmu_10.raw, t_fmu_10, STEP, 1), OK);
             t_fmu_10 += STEP;
         });
         let c_step = time_calls(4_000, || unsafe {
+            baseline.set_inputs(c_instance.raw, IN_CONTACT);
             assert_eq!((baseline.do_step)(c_instance.raw, t_c_10, STEP), 0);
             t_c_10 += STEP;
         });
@@ -111,11 +118,12 @@ pub(crate) fn paired_ratios(
         step_10_over_c.push(fmu_step / c_step);
         lifecycle_over_3000_evaluations.push(lifecycle / (3000.0 * evaluation));
         for comparison in &mut steps {
-            comparison.round(do_step, baseline.do_step);
+            comparison.round(set_real, do_step, &baseline);
         }
+        master.round(&baseline);
         if let Ok(pairs) = &mut fmi3 {
             for pair in pairs.iter_mut() {
-                pair.round(round, do_step);
+                pair.round(round, set_real, do_step);
             }
         }
         let evaluation_1_5 = time_calls(200, || {
@@ -131,6 +139,7 @@ pub(crate) fn paired_ratios(
         }
     }
     let mut report = serde_json::json!({
+        "library": library.origin,
         "rounds": PAIRED_ROUNDS,
         "do_step_in_contact_over_3_evaluations": quartiles(in_contact_over_gauss_points),
         "do_step_10_over_c_baseline_10": quartiles(step_10_over_c),
@@ -155,6 +164,7 @@ pub(crate) fn paired_ratios(
         cases.insert(case.id.clone(), case.report());
     }
     report["dynamic"] = serde_json::Value::Object(cases);
+    report["master"] = master.report();
     report["fmi3_over_fmi2"] = match fmi3 {
         Ok(pairs) => {
             serde_json::Value::Object(pairs.iter_mut().map(|pair| pair.report()).collect())
@@ -183,21 +193,30 @@ struct StepComparison<'a> {
 }
 
 impl StepComparison<'_> {
-    fn round(&mut self, do_step: Fmi2DoStep, c_do_step: CDoStep) {
+    fn round(&mut self, set_real: Fmi2SetReal, do_step: Fmi2DoStep, baseline: &CBaseline) {
         let (raw, c_raw, h) = (self.fmu.raw, self.c.raw, self.h);
         let (t_fmu, t_c) = &mut self.time;
-        // SAFETY (both): live instances.
+        // SAFETY (both): live instances, arrays of the announced lengths.
         let fmu = time_calls(self.calls, || unsafe {
+            set_real(raw, INPUTS.as_ptr(), 4, IN_CONTACT.as_ptr());
             assert_eq!(do_step(raw, *t_fmu, h, 1), OK);
             *t_fmu += h;
         });
         let c = time_calls(self.calls, || unsafe {
-            assert_eq!(c_do_step(c_raw, *t_c, h), 0);
+            baseline.set_inputs(c_raw, IN_CONTACT);
+            assert_eq!((baseline.do_step)(c_raw, *t_c, h), 0);
             *t_c += h;
         });
         self.ratios.push(fmu / c);
     }
 }
+
+pub(crate) type Fmi2SetReal = unsafe extern "C" fn(
+    fmi2::fmi2Component,
+    *const fmi2::fmi2ValueReference,
+    usize,
+    *const fmi2::fmi2Real,
+) -> fmi2::fmi2Status;
 
 pub(crate) type Fmi2DoStep = unsafe extern "C" fn(
     fmi2::fmi2Component,

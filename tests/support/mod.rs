@@ -28,6 +28,7 @@
 //! - [`random`]: a deterministic generator for tests that draw their cases.
 //! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`.
 //! - [`generated`]: the docs' blocks and rows that tests make from a run.
+//! - [`performance_table`]: the table of the step real masters take, from a benchmark run.
 
 #![allow(dead_code, unused_imports)]
 
@@ -49,6 +50,7 @@ pub mod masters;
 pub mod model_description;
 pub mod model_exchange;
 pub mod msl_reference;
+pub mod performance_table;
 pub mod random;
 pub mod reference;
 pub mod scenarios;
