@@ -10,8 +10,10 @@
 //!   `modelDescription.xml` and the GUID.
 //! - [`snapshot`]: the serialized FMU state.
 //! - [`layer`]: what both FMI layers share that is not FMI-typed (`tableFile`, `file:` URIs).
+//! - `runtime`: the FMI runtime both layers run on (instances, `run`, values, FMU states, the
+//!   step), generic over the standard.
 //! - `fmi2`, `fmi3`: the exported C ABIs (co-simulation and Model Exchange), one per binary (cargo
-//!   features `fmi2`, the default, and `fmi3`), the only modules with `unsafe`.
+//!   features `fmi2`, the default, and `fmi3`); with `runtime`, the only modules with `unsafe`.
 
 #![deny(unsafe_code)]
 
@@ -25,6 +27,13 @@ pub mod variables;
 
 #[cfg(test)]
 mod test_random;
+
+/// The FMI runtime both layers run on, generic over the standard. A binary builds one layer, which
+/// uses part of it: its dead code shows where both layers are built.
+#[cfg(any(feature = "fmi2", feature = "fmi3"))]
+#[cfg_attr(not(all(feature = "fmi2", feature = "fmi3")), allow(dead_code))]
+#[allow(unsafe_code)]
+pub(crate) mod runtime;
 
 /// The exported FMI 2.0 functions of both interfaces; public so that in-process tests can call
 /// them without a loader.

@@ -1,18 +1,9 @@
-//! The FMI 2.0 C ABI for co-simulation and Model Exchange. Everything unsafe lives here: pointers
-//! from the importer are checked and turned into slices and strings once, and every call on an
-//! instance runs through [`instance::run`], which checks the state table, catches panics and
-//! escalates the instance state from the status. Parameter names follow the standard's headers,
-//! so the generated C header reads like them.
-//!
-//! - `state`: the instance states and the one table of which call is allowed in which of them.
-//! - `logging`: the declared log categories, the logger and the failure type.
-//! - `arguments`: the importer's pointers as slices and strings; resource URIs.
-//! - `instance`: one instance, its get/set rules and `run`.
-//! - [`common`], [`co_simulation`], [`model_exchange`]: the exported functions, by interface.
+//! The FMI 2.0 C ABI for co-simulation and Model Exchange on the FMI runtime (`crate::runtime`,
+//! whose `Instance::run` every call on an instance runs through): the exported functions by
+//! interface ([`common`], [`co_simulation`], [`model_exchange`]), FMI 2.0's `Standard` (its
+//! statuses, logger and types) and its state table (`state`). Parameter names follow the
+//! standard's headers, so the generated C header reads like them.
 
-mod arguments;
-mod instance;
-mod logging;
 mod state;
 
 pub mod co_simulation;
@@ -23,10 +14,73 @@ pub use co_simulation::*;
 pub use common::*;
 pub use model_exchange::*;
 
-use fmi_sys::fmi2::fmi2Status;
+use std::ffi::{c_void, CStr, CString};
 
-const OK: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2OK;
-const WARNING: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Warning;
-const DISCARD: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Discard;
-const ERROR: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Error;
-const FATAL: fmi2Status = fmi_sys::fmi2::fmi2Status_fmi2Fatal;
+use fmi_sys::fmi2::{fmi2CallbackLogger, fmi2Status};
+
+use crate::runtime::{Instance as RuntimeInstance, Standard, Status};
+use crate::variables::{Kind, Variable};
+use state::{Call, State};
+
+/// The FMI 2.0 standard, as the runtime knows it.
+pub(crate) struct Fmi2;
+
+/// Named apart from the runtime's type, which cbindgen would take this alias for.
+type Instance = RuntimeInstance<Fmi2>;
+
+/// The importer's logger and the instance name it is told with every message.
+pub(crate) struct Sink {
+    callback: fmi2CallbackLogger,
+    instance_name: CString,
+}
+
+impl Standard for Fmi2 {
+    const NAME: &'static str = "FMI 2.0";
+    const LIVE: u64 = 0x454c_4153_544f_4741; // "ELASTOGA"
+    const REFERENCES: &'static str = "vr[]";
+    const ORDERS: &'static str = "order[]";
+    const VALUES: &'static str = "value[]";
+    const FMU_STATE: &'static str = "FMUstate";
+    const SET_TIME: &'static str = "fmi2SetTime";
+    const SERIALIZED_SIZE: &'static str = "fmi2SerializedFMUstateSize";
+    const REAL: Kind = Kind::Real;
+    const STRING: Kind = Kind::String;
+
+    type Status = fmi2Status;
+    type State = State;
+    type Call = Call;
+    type Type = Kind;
+    type Sink = Sink;
+    type Setup = ();
+
+    fn emit(sink: &Sink, environment: *mut c_void, status: Status, category: &CStr, text: &str) {
+        let Some(callback) = sink.callback else {
+            return;
+        };
+        // The message is a printf format for the importer: escape '%', drop interior NULs.
+        let text: String = text.replace('%', "%%").replace('\0', " ");
+        let text = CString::new(text).unwrap_or_default();
+        // SAFETY: the callback is the importer's logger; all strings are valid and NUL-terminated
+        // for the duration of the call, and no variadic arguments are passed.
+        unsafe {
+            callback(
+                environment,
+                sink.instance_name.as_ptr(),
+                Self::status(status),
+                category.as_ptr(),
+                text.as_ptr(),
+            );
+        }
+    }
+
+    fn admits(kind: Kind, variable: &Variable) -> bool {
+        variable.kind == kind
+    }
+
+    fn mismatch(value_reference: u32, variable: &Variable, kind: Kind) -> String {
+        format!(
+            "value reference {value_reference} is {} ({:?}), not {kind:?}",
+            variable.name, variable.kind
+        )
+    }
+}

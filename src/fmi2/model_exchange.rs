@@ -7,47 +7,17 @@
 
 use fmi_sys::fmi2::{fmi2Boolean, fmi2Component, fmi2EventInfo, fmi2Real, fmi2Status};
 
-use super::arguments::{out, slice, slice_mut};
-use super::instance::{check_finite, run};
-use super::logging::{error, Category, Failure, Outcome};
 use super::state::{Call, State};
-use super::OK;
-use crate::model::Number;
+use super::Instance;
+use crate::runtime::arguments::out;
+use crate::runtime::modes::write_array;
 use crate::variables::STATES;
-
-/// The importer's array of `n` values must have exactly the model's length.
-fn check_length(what: &str, n: usize, expected: usize) -> Result<(), Failure> {
-    if n == expected {
-        Ok(())
-    } else {
-        Err(error(format!(
-            "{what} = {n}, but the model has {expected} (modelDescription.xml)"
-        )))
-    }
-}
-
-/// Hands the model's `values` to the importer's array, which must have their length; a value
-/// that is not finite is refused rather than handed on.
-fn write_array(
-    (name, pointer): (&str, *mut fmi2Real),
-    (count_name, count): (&str, usize),
-    values: &[f64],
-) -> Outcome {
-    check_length(count_name, count, values.len())?;
-    let target = slice_mut(pointer, count, name)?;
-    check_finite(name, values)?;
-    target.copy_from_slice(values);
-    Ok(())
-}
 
 /// # Safety
 /// `c` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
-    run(c, Call::EnterEventMode, |instance| {
-        instance.state = State::EventMode;
-        Ok(())
-    })
+    Instance::enter(c, Call::EnterEventMode, State::EventMode)
 }
 
 /// # Safety
@@ -57,26 +27,12 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(
     c: fmi2Component,
     fmi2eventInfo: *mut fmi2EventInfo,
 ) -> fmi2Status {
-    run(c, Call::NewDiscreteStates, |instance| {
+    Instance::run(c, Call::NewDiscreteStates, |instance| {
         let info = out(fmi2eventInfo, "fmi2eventInfo")?;
-        let update = instance.model.update_discrete_states();
-        let contact_changed = update.contact_changed;
-        if contact_changed && instance.logger.is_enabled(Category::Events) {
-            let message = format!(
-                "contact {} at t = {:.17}",
-                if instance.model.contact_at_event {
-                    "starts"
-                } else {
-                    "ends"
-                },
-                instance.model.time
-            );
-            instance.logger.log(OK, Category::Events, &message);
-        }
-        // One pass settles the event (the stick–slip modes follow from the state it leaves);
-        // the stiction deformation may jump; no time events.
+        let states_changed = instance.update_discrete_states();
+        // One pass settles the event; no time events.
         *info = fmi2EventInfo {
-            valuesOfContinuousStatesChanged: i32::from(update.states_changed),
+            valuesOfContinuousStatesChanged: i32::from(states_changed),
             ..fmi2EventInfo::default()
         };
         Ok(())
@@ -87,10 +43,7 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(
 /// `c` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status {
-    run(c, Call::EnterContinuousTimeMode, |instance| {
-        instance.state = State::ContinuousTimeMode;
-        Ok(())
-    })
+    Instance::enter(c, Call::EnterContinuousTimeMode, State::ContinuousTimeMode)
 }
 
 /// # Safety
@@ -103,13 +56,8 @@ pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
     terminateSimulation: *mut fmi2Boolean,
 ) -> fmi2Status {
     let _ = noSetFMUStatePriorToCurrentPoint;
-    run(c, Call::CompletedIntegratorStep, |instance| {
-        let enter_event_mode = out(enterEventMode, "enterEventMode")?;
-        let terminate = out(terminateSimulation, "terminateSimulation")?;
-        instance.model.completed_integrator_step();
-        *enter_event_mode = 0;
-        *terminate = 0;
-        Ok(())
+    Instance::run(c, Call::CompletedIntegratorStep, |instance| {
+        instance.completed_integrator_step(enterEventMode, terminateSimulation)
     })
 }
 
@@ -117,13 +65,7 @@ pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
 /// `c` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status {
-    run(c, Call::SetTime, |instance| {
-        if !time.is_finite() {
-            return Err(error(format!("time = {time} must be finite")));
-        }
-        instance.model.time = time;
-        Ok(())
-    })
+    Instance::run(c, Call::SetTime, |instance| instance.set_time(time))
 }
 
 /// # Safety
@@ -134,19 +76,8 @@ pub unsafe extern "C" fn fmi2SetContinuousStates(
     x: *const fmi2Real,
     nx: usize,
 ) -> fmi2Status {
-    run(c, Call::SetContinuousStates, |instance| {
-        check_length("nx", nx, STATES.len())?;
-        let values = slice(x, nx, "x[]")?;
-        if let Some(k) = values.iter().position(|v| !v.is_finite()) {
-            return Err(error(format!(
-                "x[{k}] = {} is not finite",
-                Number(values[k])
-            )));
-        }
-        let mut states = [0.0; STATES.len()];
-        states.copy_from_slice(values);
-        instance.model.set_continuous_states(&states);
-        Ok(())
+    Instance::run(c, Call::SetContinuousStates, |instance| {
+        instance.set_continuous_states(("x[]", x), ("nx", nx))
     })
 }
 
@@ -158,9 +89,9 @@ pub unsafe extern "C" fn fmi2GetDerivatives(
     derivatives: *mut fmi2Real,
     nx: usize,
 ) -> fmi2Status {
-    run(c, Call::GetDerivatives, |instance| {
+    Instance::run(c, Call::GetDerivatives, |instance| {
         let values = instance.model.derivatives();
-        write_array(("derivatives", derivatives), ("nx", nx), &values)
+        write_array(&values, ("derivatives", derivatives, nx), "nx")
     })
 }
 
@@ -172,9 +103,9 @@ pub unsafe extern "C" fn fmi2GetEventIndicators(
     eventIndicators: *mut fmi2Real,
     ni: usize,
 ) -> fmi2Status {
-    run(c, Call::GetEventIndicators, |instance| {
+    Instance::run(c, Call::GetEventIndicators, |instance| {
         let values = instance.model.event_indicators();
-        write_array(("eventIndicators", eventIndicators), ("ni", ni), &values)
+        write_array(&values, ("eventIndicators", eventIndicators, ni), "ni")
     })
 }
 
@@ -186,9 +117,9 @@ pub unsafe extern "C" fn fmi2GetContinuousStates(
     x: *mut fmi2Real,
     nx: usize,
 ) -> fmi2Status {
-    run(c, Call::GetContinuousStates, |instance| {
+    Instance::run(c, Call::GetContinuousStates, |instance| {
         let values = instance.model.continuous_states();
-        write_array(("x", x), ("nx", nx), &values)
+        write_array(&values, ("x", x, nx), "nx")
     })
 }
 
@@ -200,9 +131,9 @@ pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
     x_nominal: *mut fmi2Real,
     nx: usize,
 ) -> fmi2Status {
-    run(c, Call::GetNominalsOfContinuousStates, |_| {
+    Instance::run(c, Call::GetNominalsOfContinuousStates, |_| {
         // E_loss is an energy in J; 1 J keeps the solver's absolute tolerance meaningful for the
         // joule-scale contacts the element is made for.
-        write_array(("x_nominal", x_nominal), ("nx", nx), &[1.0; STATES.len()])
+        write_array(&[1.0; STATES.len()], ("x_nominal", x_nominal, nx), "nx")
     })
 }

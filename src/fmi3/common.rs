@@ -4,8 +4,7 @@
 
 #![allow(non_snake_case)]
 
-use std::ffi::{c_char, c_void};
-use std::panic::catch_unwind;
+use std::ffi::c_char;
 use std::path::PathBuf;
 
 use fmi_sys::fmi3::{
@@ -14,72 +13,33 @@ use fmi_sys::fmi3::{
     fmi3ValueReference,
 };
 
-use super::arguments::{out, slice, slice_mut, string};
-use super::instance::{run, CoSimulationSetup, Instance, Type, LIVE};
-use super::logging::{error, Category, Logger, ALL_CATEGORIES, CATEGORY_NAMES};
 use super::state::{Call, State};
-use super::{ERROR, OK};
-use crate::model::{ElastoGap, Interface, Number};
-use crate::variables::{Causality, Var, INPUT_COUNT, STATES};
+use super::{Instance, Setup};
+use crate::model::Interface;
+use crate::runtime::arguments::{out, slice, slice_mut, string};
+use crate::runtime::instance::{check_instance_name, check_token};
+use crate::runtime::{error, Logger};
 
 #[no_mangle]
 pub extern "C" fn fmi3GetVersion() -> *const c_char {
     c"3.0".as_ptr()
 }
 
-/// What the three instantiate functions share: the checks of the arguments, each refusal logged
-/// through the importer's logger (when it gave one), and the new instance.
-struct Request {
-    function: &'static str,
+/// The instantiate functions' checks of the instance name, the token and the resource folder, a
+/// plain directory path (no URI); without one, only absolute tableFile paths can be read.
+fn check(
     instanceName: fmi3String,
     instantiationToken: fmi3String,
     resourcePath: fmi3String,
-    loggingOn: fmi3Boolean,
-    instanceEnvironment: fmi3InstanceEnvironment,
-    logMessage: fmi3LogMessageCallback,
-}
-
-impl Request {
-    fn logger(&self) -> Logger {
-        Logger {
-            callback: self.logMessage,
-            environment: self.instanceEnvironment,
-            enabled: [self.loggingOn; CATEGORY_NAMES.len()],
-        }
+) -> Result<Option<PathBuf>, String> {
+    check_instance_name(instanceName)?;
+    let null_token = "wrong instantiationToken: it is NULL";
+    check_token(instantiationToken, "instantiationToken", null_token)?;
+    if !resourcePath.is_null() && string(resourcePath).is_none() {
+        return Err("resourcePath is not UTF-8".into());
     }
-
-    fn refuse(&self, message: &str) -> fmi3Instance {
-        let text = format!("{}: {message}", self.function);
-        self.logger().log(ERROR, Category::StatusError, &text);
-        std::ptr::null_mut()
-    }
-
-    fn instantiate(&self, interface: Interface, setup: CoSimulationSetup) -> fmi3Instance {
-        let name = string(self.instanceName).unwrap_or("");
-        if name.is_empty() {
-            return self.refuse("instanceName must be a non-empty string");
-        }
-        match string(self.instantiationToken) {
-            Some(token) if token == crate::GUID => {}
-            Some(token) => {
-                return self.refuse(&format!(
-                    "wrong instantiationToken {token}: this binary is {}; the modelDescription.xml does not belong to it",
-                    crate::GUID
-                ))
-            }
-            None => return self.refuse("wrong instantiationToken: it is NULL"),
-        }
-        // FMI 3.0 hands a plain directory path (no URI); without one, only absolute tableFile
-        // paths can be read.
-        let resources = string(self.resourcePath)
-            .filter(|path| !path.is_empty())
-            .map(PathBuf::from);
-        if !self.resourcePath.is_null() && string(self.resourcePath).is_none() {
-            return self.refuse("resourcePath is not UTF-8");
-        }
-        let instance = Box::new(Instance::new(interface, self.logger(), resources, setup));
-        Box::into_raw(instance).cast::<c_void>()
-    }
+    let resources = string(resourcePath).filter(|path| !path.is_empty());
+    Ok(resources.map(PathBuf::from))
 }
 
 /// # Safety
@@ -95,17 +55,12 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
     logMessage: fmi3LogMessageCallback,
 ) -> fmi3Instance {
     let _ = visible;
-    let request = Request {
-        function: "fmi3InstantiateModelExchange",
-        instanceName,
-        instantiationToken,
-        resourcePath,
-        loggingOn,
-        instanceEnvironment,
-        logMessage,
-    };
-    catch_unwind(|| request.instantiate(Interface::ModelExchange, CoSimulationSetup::NONE))
-        .unwrap_or(std::ptr::null_mut())
+    let logger = Logger::new(logMessage, instanceEnvironment, loggingOn);
+    Instance::instantiate("fmi3InstantiateModelExchange", logger, || {
+        let resources = check(instanceName, instantiationToken, resourcePath)?;
+        let setup = Setup::new(Interface::ModelExchange, (false, false, None));
+        Ok((Interface::ModelExchange, resources, setup))
+    })
 }
 
 /// # Safety
@@ -126,33 +81,18 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     intermediateUpdate: fmi3IntermediateUpdateCallback,
 ) -> fmi3Instance {
     let _ = visible;
-    let request = Request {
-        function: "fmi3InstantiateCoSimulation",
-        instanceName,
-        instantiationToken,
-        resourcePath,
-        loggingOn,
-        instanceEnvironment,
-        logMessage,
-    };
-    catch_unwind(|| {
+    let logger = Logger::new(logMessage, instanceEnvironment, loggingOn);
+    Instance::instantiate("fmi3InstantiateCoSimulation", logger, || {
         // Every variable can be got in Intermediate Update Mode, so the list asks for nothing
         // this FMU does not give; it is only checked to be readable.
-        if let Err(failure) = slice(
-            requiredIntermediateVariables,
-            nRequiredIntermediateVariables,
-            "requiredIntermediateVariables[]",
-        ) {
-            return request.refuse(&failure.message);
-        }
-        let setup = CoSimulationSetup {
-            event_mode_used: eventModeUsed,
-            early_return_allowed: earlyReturnAllowed,
-            intermediate_update: intermediateUpdate,
-        };
-        request.instantiate(Interface::CoSimulation, setup)
+        let required = requiredIntermediateVariables;
+        let what = "requiredIntermediateVariables[]";
+        slice(required, nRequiredIntermediateVariables, what).map_err(|f| f.message)?;
+        let resources = check(instanceName, instantiationToken, resourcePath)?;
+        let flags = (eventModeUsed, earlyReturnAllowed, intermediateUpdate);
+        let setup = Setup::new(Interface::CoSimulation, flags);
+        Ok((Interface::CoSimulation, resources, setup))
     })
-    .unwrap_or(std::ptr::null_mut())
 }
 
 /// # Safety
@@ -171,37 +111,18 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
     unlockPreemption: fmi_sys::fmi3::fmi3UnlockPreemptionCallback,
 ) -> fmi3Instance {
     let _ = (visible, clockUpdate, lockPreemption, unlockPreemption);
-    let request = Request {
-        function: "fmi3InstantiateScheduledExecution",
-        instanceName,
-        instantiationToken,
-        resourcePath,
-        loggingOn,
-        instanceEnvironment,
-        logMessage,
-    };
-    catch_unwind(|| {
-        request.refuse(
-            "ElastoGap has no Scheduled Execution interface (it has no clocks): instantiate it for co-simulation or Model Exchange",
-        )
+    let _ = (instanceName, instantiationToken, resourcePath);
+    let logger = Logger::new(logMessage, instanceEnvironment, loggingOn);
+    Instance::instantiate("fmi3InstantiateScheduledExecution", logger, || {
+        Err("ElastoGap has no Scheduled Execution interface (it has no clocks): instantiate it for co-simulation or Model Exchange".into())
     })
-    .unwrap_or(std::ptr::null_mut())
 }
 
 /// # Safety
 /// `instance` is NULL or an instance from this library that was not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3FreeInstance(instance: fmi3Instance) {
-    if instance.is_null() {
-        return;
-    }
-    let _ = catch_unwind(|| {
-        let pointer = instance.cast::<Instance>();
-        // SAFETY: as documented; the liveness mark refuses a double free that left memory intact.
-        if unsafe { (*pointer).live } == LIVE {
-            drop(unsafe { Box::from_raw(pointer) });
-        }
-    });
+    Instance::free(instance)
 }
 
 /// # Safety
@@ -213,38 +134,8 @@ pub unsafe extern "C" fn fmi3SetDebugLogging(
     nCategories: usize,
     categories: *const fmi3String,
 ) -> fmi3Status {
-    run(instance, Call::SetDebugLogging, |fmu| {
-        let names = slice(categories, nCategories, "categories[]")?;
-        if names.is_empty() {
-            fmu.logger.enabled = [loggingOn; CATEGORY_NAMES.len()];
-            return Ok(());
-        }
-        let mut enabled = fmu.logger.enabled;
-        for name in names {
-            let name =
-                string(*name).ok_or_else(|| error("a category name is NULL or not UTF-8"))?;
-            #[cfg(feature = "panic-probe")]
-            if name == "elastogap-panic-probe" {
-                panic!("the panic probe was asked for");
-            }
-            if name == ALL_CATEGORIES {
-                enabled = [loggingOn; CATEGORY_NAMES.len()];
-            } else if let Some(k) = CATEGORY_NAMES.iter().position(|c| c.to_str() == Ok(name)) {
-                enabled[k] = loggingOn;
-            } else {
-                let declared: Vec<&str> = CATEGORY_NAMES
-                    .iter()
-                    .filter_map(|c| c.to_str().ok())
-                    .chain([ALL_CATEGORIES])
-                    .collect();
-                return Err(error(format!(
-                    "unknown log category '{name}' (declared: {})",
-                    declared.join(", ")
-                )));
-            }
-        }
-        fmu.logger.enabled = enabled;
-        Ok(())
+    Instance::run(instance, Call::SetDebugLogging, |fmu| {
+        fmu.set_debug_logging(loggingOn, categories, nCategories)
     })
 }
 
@@ -260,26 +151,9 @@ pub unsafe extern "C" fn fmi3EnterInitializationMode(
     stopTime: fmi3Float64,
 ) -> fmi3Status {
     let _ = (toleranceDefined, tolerance);
-    run(instance, Call::EnterInitializationMode, |fmu| {
-        if !startTime.is_finite() {
-            return Err(error(format!("startTime = {startTime} must be finite")));
-        }
-        if stopTimeDefined && stopTime.is_nan() {
-            return Err(error("stopTime = NaN is not a time"));
-        }
-        if stopTimeDefined && stopTime < startTime {
-            return Err(error(format!(
-                "stopTime = {} is before startTime = {}",
-                Number(stopTime),
-                Number(startTime)
-            )));
-        }
-        fmu.model.time = startTime;
-        fmu.state = State::InitializationMode;
-        if fmu.interface() == Interface::ModelExchange {
-            fmu.model.update_at_event();
-        }
-        Ok(())
+    Instance::run(instance, Call::EnterInitializationMode, |fmu| {
+        fmu.start_experiment(startTime, stopTimeDefined.then_some(stopTime))?;
+        fmu.enter_initialization()
     })
 }
 
@@ -287,12 +161,8 @@ pub unsafe extern "C" fn fmi3EnterInitializationMode(
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3ExitInitializationMode(instance: fmi3Instance) -> fmi3Status {
-    run(instance, Call::ExitInitializationMode, |fmu| {
-        fmu.take_parameters()?;
-        if fmu.interface() == Interface::ModelExchange {
-            fmu.model.update_at_event();
-        }
-        fmu.model.begin_run();
+    Instance::run(instance, Call::ExitInitializationMode, |fmu| {
+        fmu.exit_initialization()?;
         // Model Exchange, and co-simulation with event mode, start in Event Mode.
         fmu.state = match fmu.interface() {
             Interface::CoSimulation if !fmu.setup.event_mode_used => State::StepMode,
@@ -307,10 +177,7 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(instance: fmi3Instance) -> f
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status {
     // Refused by `run` on a co-simulation instance without event mode.
-    run(instance, Call::EnterEventMode, |fmu| {
-        fmu.state = State::EventMode;
-        Ok(())
-    })
+    Instance::enter(instance, Call::EnterEventMode, State::EventMode)
 }
 
 /// # Safety
@@ -325,7 +192,7 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
     nextEventTimeDefined: *mut fmi3Boolean,
     nextEventTime: *mut fmi3Float64,
 ) -> fmi3Status {
-    run(instance, Call::UpdateDiscreteStates, |fmu| {
+    Instance::run(instance, Call::UpdateDiscreteStates, |fmu| {
         let need_update = out(discreteStatesNeedUpdate, "discreteStatesNeedUpdate")?;
         let terminate = out(terminateSimulation, "terminateSimulation")?;
         let nominals_changed = out(
@@ -338,24 +205,7 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
         )?;
         let time_defined = out(nextEventTimeDefined, "nextEventTimeDefined")?;
         let next_time = out(nextEventTime, "nextEventTime")?;
-        // Co-simulation: the switch the step stopped at takes effect. Model Exchange: FMI 2's
-        // event update (contact and the held f_mean; the stiction deformation may jump).
-        let (contact_changed, states_changed) = match fmu.interface() {
-            Interface::CoSimulation => (fmu.model.take_switch(), false),
-            Interface::ModelExchange => {
-                let update = fmu.model.update_discrete_states();
-                (update.contact_changed, update.states_changed)
-            }
-        };
-        if contact_changed && fmu.logger.is_enabled(Category::Events) {
-            let contact = fmu.model.value(Var::Contact) != 0.0;
-            let message = format!(
-                "contact {} at t = {:.17}",
-                if contact { "starts" } else { "ends" },
-                fmu.model.time
-            );
-            fmu.logger.log(OK, Category::Events, &message);
-        }
+        let states_changed = fmu.update_discrete_states();
         // One pass settles the event; no time events.
         *need_update = false;
         *terminate = false;
@@ -371,20 +221,14 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3Terminate(instance: fmi3Instance) -> fmi3Status {
-    run(instance, Call::Terminate, |fmu| {
-        fmu.state = State::Terminated;
-        Ok(())
-    })
+    Instance::enter(instance, Call::Terminate, State::Terminated)
 }
 
 /// # Safety
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3Reset(instance: fmi3Instance) -> fmi3Status {
-    run(instance, Call::Reset, |fmu| {
-        fmu.reset();
-        Ok(())
-    })
+    Instance::run(instance, Call::Reset, |fmu| fmu.reset())
 }
 
 /// # Safety
@@ -401,7 +245,7 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
     sensitivity: *mut fmi3Float64,
     nSensitivity: usize,
 ) -> fmi3Status {
-    run(instance, Call::GetDirectionalDerivative, |fmu| {
+    Instance::run(instance, Call::GetDirectionalDerivative, |fmu| {
         if nSeed != nKnowns || nSensitivity != nUnknowns {
             return Err(error(format!(
                 "nSeed = {nSeed} and nSensitivity = {nSensitivity} must equal nKnowns = {nKnowns} and nUnknowns = {nUnknowns}: all variables are scalars"
@@ -411,73 +255,6 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
         let knowns = slice(knowns, nKnowns, "knowns[]")?;
         let seeds = slice(seed, nSeed, "seed[]")?;
         let results = slice_mut(sensitivity, nSensitivity, "sensitivity[]")?;
-        directional_derivative(fmu, unknowns, knowns, seeds, results)
+        fmu.directional_derivative((unknowns, knowns), (seeds, "seed"), results)
     })
-}
-
-/// As fmi2GetDirectionalDerivative: knowns are inputs (and in Model Exchange the continuous
-/// states), unknowns outputs, locals or state derivatives with partial derivatives.
-fn directional_derivative(
-    fmu: &mut Instance,
-    unknowns: &[fmi3ValueReference],
-    knowns: &[fmi3ValueReference],
-    seeds: &[f64],
-    results: &mut [f64],
-) -> super::logging::Outcome {
-    const MOST_KNOWNS: usize = INPUT_COUNT + STATES.len();
-    let mut known_vars = [Var::FlangeAS; MOST_KNOWNS];
-    if knowns.len() > known_vars.len() {
-        return Err(error(format!(
-            "{} knowns given; ElastoGap has {INPUT_COUNT} inputs and {} continuous state(s)",
-            knowns.len(),
-            STATES.len()
-        )));
-    }
-    let model_exchange = fmu.interface() == Interface::ModelExchange;
-    for (k, reference) in knowns.iter().enumerate() {
-        let variable = fmu.variable(*reference, Type::Float64)?;
-        let is_state = STATES.iter().any(|(state, _)| *state == variable.var);
-        if !(variable.causality == Causality::Input || (model_exchange && is_state)) {
-            return Err(error(format!(
-                "{} is not an input{}; knowns must be",
-                variable.name,
-                if model_exchange {
-                    " or a continuous state"
-                } else {
-                    ""
-                }
-            )));
-        }
-        if !seeds[k].is_finite() {
-            return Err(error(format!("seed[{k}] = {} is not finite", seeds[k])));
-        }
-        known_vars[k] = variable.var;
-    }
-    for (k, reference) in unknowns.iter().enumerate() {
-        let variable = fmu.variable(*reference, Type::Float64)?;
-        if !matches!(variable.causality, Causality::Output | Causality::Local) {
-            return Err(error(format!(
-                "{} is not an output, local or state derivative; unknowns must be",
-                variable.name
-            )));
-        }
-        if !ElastoGap::has_partials(variable.var) {
-            return Err(error(format!(
-                "{} is an event indicator: a solver locates its roots and has no use for its partial derivatives, which the FMU does not provide",
-                variable.name
-            )));
-        }
-        results[k] = known_vars[..knowns.len()]
-            .iter()
-            .zip(seeds)
-            .map(|(known, seed)| fmu.model.partial_derivative(variable.var, *known) * seed)
-            .sum();
-        if !results[k].is_finite() {
-            return Err(error(format!(
-                "the directional derivative of {} is {}: the inputs, parameters or seeds are out of the law's numeric range",
-                variable.name, results[k]
-            )));
-        }
-    }
-    Ok(())
 }

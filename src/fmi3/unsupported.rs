@@ -1,26 +1,34 @@
 //! The functions of FMI 3.0 features ElastoGap does not have: clocks (intervals, shifts, model
 //! partitions), structural parameters (Configuration Mode), per-element dependencies, adjoint
 //! derivatives and clocked discrete states. They are exported so that every importer links;
-//! each refuses with fmi3Error and a logged reason, never aborting.
+//! each refuses with fmi3Error and a logged reason, never aborting, and so reads no argument but
+//! the instance.
 
-#![allow(non_snake_case)]
+#![allow(non_snake_case, unused_variables)]
 
 use fmi_sys::fmi3::{
     fmi3DependencyKind, fmi3Float64, fmi3Instance, fmi3IntervalQualifier, fmi3Status, fmi3UInt64,
     fmi3ValueReference,
 };
 
-use super::instance::run;
-use super::logging::error;
 use super::state::Call;
+use super::Instance;
+use crate::runtime::error;
 
 fn refuse(instance: fmi3Instance, name: &'static str, reason: &str) -> fmi3Status {
-    run(instance, Call::Unsupported(name), |_| {
+    Instance::run(instance, Call::Unsupported(name), |_| {
         Err(error(format!("not supported: {reason}")))
     })
 }
 
 const NO_CLOCKS: &str = "ElastoGap has no clocks";
+const NO_DEPENDENCIES: &str =
+    "providesPerElementDependencies is false; the dependencies are in modelDescription.xml";
+const NO_ADJOINTS: &str = "providesAdjointDerivatives is false; use fmi3GetDirectionalDerivative";
+const NO_STRUCTURE: &str = "ElastoGap has no structural parameters";
+const NO_CLOCKED_STATES: &str =
+    "providesEvaluateDiscreteStates is false (ElastoGap has no clocked discrete states)";
+const NO_SCHEDULING: &str = "ElastoGap has no Scheduled Execution interface";
 
 /// # Safety
 /// `instance` as for every instance call.
@@ -30,11 +38,10 @@ pub unsafe extern "C" fn fmi3GetNumberOfVariableDependencies(
     valueReference: fmi3ValueReference,
     nDependencies: *mut usize,
 ) -> fmi3Status {
-    let _ = (valueReference, nDependencies);
     refuse(
         instance,
         "fmi3GetNumberOfVariableDependencies",
-        "providesPerElementDependencies is false; the dependencies are in modelDescription.xml",
+        NO_DEPENDENCIES,
     )
 }
 
@@ -50,19 +57,7 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
     dependencyKinds: *mut fmi3DependencyKind,
     nDependencies: usize,
 ) -> fmi3Status {
-    let _ = (
-        dependent,
-        elementIndicesOfDependent,
-        independents,
-        elementIndicesOfIndependents,
-        dependencyKinds,
-        nDependencies,
-    );
-    refuse(
-        instance,
-        "fmi3GetVariableDependencies",
-        "providesPerElementDependencies is false; the dependencies are in modelDescription.xml",
-    )
+    refuse(instance, "fmi3GetVariableDependencies", NO_DEPENDENCIES)
 }
 
 /// # Safety
@@ -79,43 +74,21 @@ pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     sensitivity: *mut fmi3Float64,
     nSensitivity: usize,
 ) -> fmi3Status {
-    let _ = (
-        unknowns,
-        nUnknowns,
-        knowns,
-        nKnowns,
-        seed,
-        nSeed,
-        sensitivity,
-        nSensitivity,
-    );
-    refuse(
-        instance,
-        "fmi3GetAdjointDerivative",
-        "providesAdjointDerivatives is false; use fmi3GetDirectionalDerivative",
-    )
+    refuse(instance, "fmi3GetAdjointDerivative", NO_ADJOINTS)
 }
 
 /// # Safety
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterConfigurationMode(instance: fmi3Instance) -> fmi3Status {
-    refuse(
-        instance,
-        "fmi3EnterConfigurationMode",
-        "ElastoGap has no structural parameters",
-    )
+    refuse(instance, "fmi3EnterConfigurationMode", NO_STRUCTURE)
 }
 
 /// # Safety
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3ExitConfigurationMode(instance: fmi3Instance) -> fmi3Status {
-    refuse(
-        instance,
-        "fmi3ExitConfigurationMode",
-        "ElastoGap has no structural parameters",
-    )
+    refuse(instance, "fmi3ExitConfigurationMode", NO_STRUCTURE)
 }
 
 /// # Safety
@@ -128,7 +101,6 @@ pub unsafe extern "C" fn fmi3GetIntervalDecimal(
     intervals: *mut fmi3Float64,
     qualifiers: *mut fmi3IntervalQualifier,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, intervals, qualifiers);
     refuse(instance, "fmi3GetIntervalDecimal", NO_CLOCKS)
 }
 
@@ -143,13 +115,6 @@ pub unsafe extern "C" fn fmi3GetIntervalFraction(
     resolutions: *mut fmi3UInt64,
     qualifiers: *mut fmi3IntervalQualifier,
 ) -> fmi3Status {
-    let _ = (
-        valueReferences,
-        nValueReferences,
-        counters,
-        resolutions,
-        qualifiers,
-    );
     refuse(instance, "fmi3GetIntervalFraction", NO_CLOCKS)
 }
 
@@ -162,7 +127,6 @@ pub unsafe extern "C" fn fmi3GetShiftDecimal(
     nValueReferences: usize,
     shifts: *mut fmi3Float64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, shifts);
     refuse(instance, "fmi3GetShiftDecimal", NO_CLOCKS)
 }
 
@@ -176,7 +140,6 @@ pub unsafe extern "C" fn fmi3GetShiftFraction(
     counters: *mut fmi3UInt64,
     resolutions: *mut fmi3UInt64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, counters, resolutions);
     refuse(instance, "fmi3GetShiftFraction", NO_CLOCKS)
 }
 
@@ -189,7 +152,6 @@ pub unsafe extern "C" fn fmi3SetIntervalDecimal(
     nValueReferences: usize,
     intervals: *const fmi3Float64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, intervals);
     refuse(instance, "fmi3SetIntervalDecimal", NO_CLOCKS)
 }
 
@@ -203,7 +165,6 @@ pub unsafe extern "C" fn fmi3SetIntervalFraction(
     counters: *const fmi3UInt64,
     resolutions: *const fmi3UInt64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, counters, resolutions);
     refuse(instance, "fmi3SetIntervalFraction", NO_CLOCKS)
 }
 
@@ -216,7 +177,6 @@ pub unsafe extern "C" fn fmi3SetShiftDecimal(
     nValueReferences: usize,
     shifts: *const fmi3Float64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, shifts);
     refuse(instance, "fmi3SetShiftDecimal", NO_CLOCKS)
 }
 
@@ -230,7 +190,6 @@ pub unsafe extern "C" fn fmi3SetShiftFraction(
     counters: *const fmi3UInt64,
     resolutions: *const fmi3UInt64,
 ) -> fmi3Status {
-    let _ = (valueReferences, nValueReferences, counters, resolutions);
     refuse(instance, "fmi3SetShiftFraction", NO_CLOCKS)
 }
 
@@ -238,11 +197,7 @@ pub unsafe extern "C" fn fmi3SetShiftFraction(
 /// `instance` as for every instance call.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EvaluateDiscreteStates(instance: fmi3Instance) -> fmi3Status {
-    refuse(
-        instance,
-        "fmi3EvaluateDiscreteStates",
-        "providesEvaluateDiscreteStates is false (ElastoGap has no clocked discrete states)",
-    )
+    refuse(instance, "fmi3EvaluateDiscreteStates", NO_CLOCKED_STATES)
 }
 
 /// # Safety
@@ -253,10 +208,5 @@ pub unsafe extern "C" fn fmi3ActivateModelPartition(
     clockReference: fmi3ValueReference,
     activationTime: fmi3Float64,
 ) -> fmi3Status {
-    let _ = (clockReference, activationTime);
-    refuse(
-        instance,
-        "fmi3ActivateModelPartition",
-        "ElastoGap has no Scheduled Execution interface",
-    )
+    refuse(instance, "fmi3ActivateModelPartition", NO_SCHEDULING)
 }

@@ -11,11 +11,11 @@ use fmi_sys::fmi3::{
     fmi3UInt8, fmi3ValueReference,
 };
 
-use super::arguments::{check_scalars, slice, slice_mut, string};
-use super::instance::{run, Type};
-use super::logging::error;
 use super::state::Call;
-use crate::variables::by_value_reference;
+use super::{Instance, Type};
+use crate::runtime::arguments::slice;
+use crate::runtime::error;
+use crate::runtime::instance::check_scalars;
 
 /// # Safety
 /// Arrays of the announced lengths, as the FMI 3.0 standard requires.
@@ -27,11 +27,9 @@ pub unsafe extern "C" fn fmi3GetFloat64(
     values: *mut fmi3Float64,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Get("fmi3GetFloat64"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice_mut(values, nValues, "values[]")?;
-        fmu.get_values(references, Type::Float64, |k, x| values[k] = x)
+    Instance::run(instance, Call::Get("fmi3GetFloat64"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.get((valueReferences, values), nValues, Type::Float64, |x| x)
     })
 }
 
@@ -45,11 +43,11 @@ pub unsafe extern "C" fn fmi3GetInt32(
     values: *mut fmi3Int32,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Get("fmi3GetInt32"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice_mut(values, nValues, "values[]")?;
-        fmu.get_values(references, Type::Int32, |k, x| values[k] = x as fmi3Int32)
+    Instance::run(instance, Call::Get("fmi3GetInt32"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.get((valueReferences, values), nValues, Type::Int32, |x| {
+            x as i32
+        })
     })
 }
 
@@ -63,11 +61,11 @@ pub unsafe extern "C" fn fmi3GetInt64(
     values: *mut fmi3Int64,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Get("fmi3GetInt64"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice_mut(values, nValues, "values[]")?;
-        fmu.get_values(references, Type::Int64, |k, x| values[k] = x as fmi3Int64)
+    Instance::run(instance, Call::Get("fmi3GetInt64"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.get((valueReferences, values), nValues, Type::Int64, |x| {
+            x as i64
+        })
     })
 }
 
@@ -81,11 +79,11 @@ pub unsafe extern "C" fn fmi3GetBoolean(
     values: *mut fmi3Boolean,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Get("fmi3GetBoolean"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice_mut(values, nValues, "values[]")?;
-        fmu.get_values(references, Type::Boolean, |k, x| values[k] = x != 0.0)
+    Instance::run(instance, Call::Get("fmi3GetBoolean"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.get((valueReferences, values), nValues, Type::Boolean, |x| {
+            x != 0.0
+        })
     })
 }
 
@@ -99,15 +97,9 @@ pub unsafe extern "C" fn fmi3GetString(
     values: *mut fmi3String,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Get("fmi3GetString"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice_mut(values, nValues, "values[]")?;
-        for (k, reference) in references.iter().enumerate() {
-            fmu.variable(*reference, Type::String)?;
-            values[k] = fmu.table_file.text().as_ptr();
-        }
-        Ok(())
+    Instance::run(instance, Call::Get("fmi3GetString"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.get_strings((valueReferences, values), nValues)
     })
 }
 
@@ -121,14 +113,9 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     values: *const fmi3Float64,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::SetFloat64, |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice(values, nValues, "values[]")?;
-        fmu.set_values(
-            references.iter().copied().zip(values.iter().copied()),
-            Type::Float64,
-        )
+    Instance::run(instance, Call::SetFloat64, |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.set((valueReferences, values), nValues, Type::Float64, |x| x)
     })
 }
 
@@ -142,17 +129,9 @@ pub unsafe extern "C" fn fmi3SetInt32(
     values: *const fmi3Int32,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Set("fmi3SetInt32"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice(values, nValues, "values[]")?;
-        fmu.set_values(
-            references
-                .iter()
-                .copied()
-                .zip(values.iter().map(|x| f64::from(*x))),
-            Type::Int32,
-        )
+    Instance::run(instance, Call::Set("fmi3SetInt32"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.set((valueReferences, values), nValues, Type::Int32, f64::from)
     })
 }
 
@@ -166,8 +145,8 @@ pub unsafe extern "C" fn fmi3SetInt64(
     values: *const fmi3Int64,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Set("fmi3SetInt64"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
+    Instance::run(instance, Call::Set("fmi3SetInt64"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
         let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
         let values = slice(values, nValues, "values[]")?;
         // The Enumerations' items are numbered from 1: a value beyond the Int32 range is refused
@@ -178,13 +157,8 @@ pub unsafe extern "C" fn fmi3SetInt64(
                 values[k]
             )));
         }
-        fmu.set_values(
-            references
-                .iter()
-                .copied()
-                .zip(values.iter().map(|x| *x as f64)),
-            Type::Int64,
-        )
+        let pairs = references.iter().copied();
+        fmu.set_values(pairs.zip(values.iter().map(|x| *x as f64)), Type::Int64)
     })
 }
 
@@ -198,18 +172,13 @@ pub unsafe extern "C" fn fmi3SetBoolean(
     values: *const fmi3Boolean,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Set("fmi3SetBoolean"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
+    Instance::run(instance, Call::Set("fmi3SetBoolean"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
         // Read as bytes: a C importer may pass any nonzero byte for true.
-        let values = slice(values.cast::<u8>(), nValues, "values[]")?;
-        fmu.set_values(
-            references
-                .iter()
-                .copied()
-                .zip(values.iter().map(|x| f64::from(u8::from(*x != 0)))),
-            Type::Boolean,
-        )
+        let bytes = values.cast::<u8>();
+        fmu.set((valueReferences, bytes), nValues, Type::Boolean, |x| {
+            f64::from(u8::from(x != 0))
+        })
     })
 }
 
@@ -223,40 +192,9 @@ pub unsafe extern "C" fn fmi3SetString(
     values: *const fmi3String,
     nValues: usize,
 ) -> fmi3Status {
-    run(instance, Call::Set("fmi3SetString"), |fmu| {
-        check_scalars(nValueReferences, nValues)?;
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        let values = slice(values, nValues, "values[]")?;
-        let mut pairs = Vec::with_capacity(nValues);
-        for (k, (reference, text)) in references.iter().zip(values).enumerate() {
-            let text =
-                string(*text).ok_or_else(|| error(format!("values[{k}] is NULL or not UTF-8")))?;
-            pairs.push((*reference, text));
-        }
-        fmu.set_strings(&pairs)
-    })
-}
-
-/// A getter or setter of a type the FMU has no variable of: an empty call is fine, any value
-/// reference is refused by name.
-fn absent(
-    instance: fmi3Instance,
-    call: Call,
-    type_name: &'static str,
-    valueReferences: *const fmi3ValueReference,
-    nValueReferences: usize,
-) -> fmi3Status {
-    run(instance, call, |_| {
-        let references = slice(valueReferences, nValueReferences, "valueReferences[]")?;
-        match references.first() {
-            None => Ok(()),
-            Some(reference) => Err(error(format!(
-                "value reference {reference}{} is not of type {type_name}: ElastoGap has no {type_name} variable",
-                by_value_reference(*reference)
-                    .map(|v| format!(" ({})", v.name))
-                    .unwrap_or_default()
-            ))),
-        }
+    Instance::run(instance, Call::Set("fmi3SetString"), |fmu| {
+        check_scalars((nValueReferences, nValues))?;
+        fmu.set_strings((valueReferences, values), nValues)
     })
 }
 
@@ -274,14 +212,9 @@ macro_rules! absent_type {
             nValues: usize,
         ) -> fmi3Status {
             let _ = (values, nValues);
-            let call = Call::Get(stringify!($get));
-            absent(
-                instance,
-                call,
-                $type_name,
-                valueReferences,
-                nValueReferences,
-            )
+            Instance::run(instance, Call::Get(stringify!($get)), |_| {
+                Instance::absent(valueReferences, nValueReferences, $type_name)
+            })
         }
 
         /// # Safety
@@ -295,14 +228,9 @@ macro_rules! absent_type {
             nValues: usize,
         ) -> fmi3Status {
             let _ = (values, nValues);
-            let call = Call::Set(stringify!($set));
-            absent(
-                instance,
-                call,
-                $type_name,
-                valueReferences,
-                nValueReferences,
-            )
+            Instance::run(instance, Call::Set(stringify!($set)), |_| {
+                Instance::absent(valueReferences, nValueReferences, $type_name)
+            })
         }
     };
 }
@@ -328,7 +256,9 @@ pub unsafe extern "C" fn fmi3GetBinary(
 ) -> fmi3Status {
     let _ = (valueSizes, values, nValues);
     let call = Call::Get("fmi3GetBinary");
-    absent(instance, call, "Binary", valueReferences, nValueReferences)
+    Instance::run(instance, call, |_| {
+        Instance::absent(valueReferences, nValueReferences, "Binary")
+    })
 }
 
 /// # Safety
@@ -344,7 +274,9 @@ pub unsafe extern "C" fn fmi3SetBinary(
 ) -> fmi3Status {
     let _ = (valueSizes, values, nValues);
     let call = Call::Set("fmi3SetBinary");
-    absent(instance, call, "Binary", valueReferences, nValueReferences)
+    Instance::run(instance, call, |_| {
+        Instance::absent(valueReferences, nValueReferences, "Binary")
+    })
 }
 
 /// # Safety
@@ -358,7 +290,9 @@ pub unsafe extern "C" fn fmi3GetClock(
 ) -> fmi3Status {
     let _ = values;
     let call = Call::Get("fmi3GetClock");
-    absent(instance, call, "Clock", valueReferences, nValueReferences)
+    Instance::run(instance, call, |_| {
+        Instance::absent(valueReferences, nValueReferences, "Clock")
+    })
 }
 
 /// # Safety
@@ -372,5 +306,7 @@ pub unsafe extern "C" fn fmi3SetClock(
 ) -> fmi3Status {
     let _ = values;
     let call = Call::Set("fmi3SetClock");
-    absent(instance, call, "Clock", valueReferences, nValueReferences)
+    Instance::run(instance, call, |_| {
+        Instance::absent(valueReferences, nValueReferences, "Clock")
+    })
 }

@@ -42,6 +42,7 @@ mod acceleration;
 mod access;
 mod do_step;
 mod early_return;
+mod input_derivatives;
 mod master;
 mod model_exchange;
 mod normal_step;
