@@ -117,24 +117,13 @@ fn restore(values: &[f64; FIELD_COUNT]) -> Option<ElastoGap> {
     admitted.then_some(model)
 }
 
-/// The rules between the coupling's fields that a running instance keeps.
+/// The rules between the coupling's fields that a running instance keeps
+/// ([`crate::coupling::Coupling::keeps_its_rules`]). What a probe held back is the contact's own
+/// impulse: a force its law can give, so whether the law may pull.
 fn coupling_is_consistent(model: &ElastoGap) -> bool {
-    let c = &model.coupling;
-    // An adopted mass estimate was published first.
-    let unpublished_adopted = c.mass_estimate > 0.0 && c.last_estimate == 0.0;
-    // So was one waiting to be adopted, when it was made: adopted from a corrupt state, an
-    // unpublished one would couple the step through a mass no output shows
-    // (fuzz/deserialize_state feeds `read` such states).
-    let unpublished_candidate = c.candidate.estimate > 0.0 && c.last_estimate == 0.0;
-    // What a probe held back is the contact's own impulse: a force its law can give (a pulling
-    // rest under ElastoGap would be delivered as a pulling f_mean; fuzz/deserialize_state feeds
-    // `read` such states).
     let may_pull =
         ForceLaw::from_index(model.parameters.options.force_law).is_none_or(ForceLaw::may_pull);
-    let pulling_rest = [c.probe_rest.0, c.probe_rest_waiting.0]
-        .into_iter()
-        .any(|impulse| impulse > 0.0 && !may_pull);
-    !(unpublished_adopted || unpublished_candidate || pulling_rest)
+    model.coupling.keeps_its_rules(may_pull)
 }
 
 /// The heat port's mean flow is what a step leaves: heat only leaves the gap, and none without

@@ -91,14 +91,14 @@ impl ElastoGap {
             },
             Var::FMean => self.f_mean,
             Var::FNext => self.f_next_value(),
-            Var::MEffEstimate => self.coupling.last_estimate,
+            Var::MEffEstimate => self.coupling.latest_estimate(),
             Var::ELoss => self.e_loss,
             Var::XiX => self.stiction[0],
             Var::XiY => self.stiction[1],
             Var::DerXiX => self.stiction_rate()[0],
             Var::DerXiY => self.stiction_rate()[1],
             Var::EPort => match self.interface {
-                Interface::CoSimulation => self.coupling.e_port,
+                Interface::CoSimulation => self.coupling.port_energy(),
                 Interface::ModelExchange => {
                     self.e_loss + spring_work(&self.law(), self.port_origin, motion().s)
                 }
@@ -113,7 +113,7 @@ impl ElastoGap {
     pub fn read(&mut self, var: Var) -> f64 {
         self.evaluate_inputs_now();
         if var == Var::FMean && self.interface == Interface::CoSimulation {
-            self.coupling.f_mean_read = true;
+            self.coupling.note_that_the_master_reads_the_mean();
         }
         if var == Var::FNext && self.interface == Interface::CoSimulation {
             self.tell_held_force();
@@ -122,7 +122,7 @@ impl ElastoGap {
             let law = self.law_with(tables.as_deref());
             let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
             self.coupling.make_f_next(&law, limits, least_mass, held);
-            self.coupling.f_next_read = true;
+            self.coupling.note_that_the_master_reads_next();
         }
         self.value(var)
     }
@@ -243,10 +243,10 @@ impl ElastoGap {
         match self.interface {
             // Before the first step there is no step length to predict over: the force now
             // is the best a master that steps all units at once can hold over its first step.
-            Interface::CoSimulation if self.coupling.last_h == 0.0 => self.forces().f,
+            Interface::CoSimulation if self.coupling.last_step_length() == 0.0 => self.forces().f,
             // Made, it was bounded then, against a port that stays as it is until the next
             // step (read back through the bound, it is the same bit for bit).
-            Interface::CoSimulation => match self.coupling.f_next {
+            Interface::CoSimulation => match *self.coupling.f_next() {
                 Prediction::Known(force) => force,
                 _ => {
                     let (least_mass, held) = (self.least_mass(), self.coupling.next_held());

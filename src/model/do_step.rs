@@ -12,11 +12,9 @@
 use super::normal_step::StepEnd;
 use super::{ElastoGap, NonFiniteStep, StepReport, SuppliedAccelerations};
 use crate::coupling::{
-    only_grazes, Correction, Observed, Pace, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
+    only_grazes, Observed, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
 };
-use crate::laws::{
-    distance_outside, spring_work, ContactLaw, PlaneForce, Tangential, TangentialStep,
-};
+use crate::laws::{distance_outside, ContactLaw, PlaneForce, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
 /// The largest mean over a step that the step's test lets through as `|integral| <= h *
@@ -59,7 +57,7 @@ impl ElastoGap {
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());
-        if !self.prescribed() && self.coupling.probe_pending {
+        if !self.prescribed() && self.coupling.probe_is_due() {
             report.prescribed_motion_found =
                 crate::with_law!(&law, law => self.notice_a_prescribed_motion(law));
         }
@@ -130,7 +128,7 @@ impl ElastoGap {
         // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
         // this test, so what is known early is tested apart from the integrals, which come last.
         let end_finite = self.end_is_finite(law, step_end.end, &tangential, handed.next)
-            && self.coupling.last_estimate.is_finite();
+            && self.coupling.latest_estimate().is_finite();
         let integrals_finite = leaves_finite_means(h, impulse, dissipated, &tangential)
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && account.e_loss.is_finite()
@@ -142,11 +140,7 @@ impl ElastoGap {
             return Err(NonFiniteStep);
         }
         if planned_over.is_none() {
-            self.coupling.f_next = if self.coupling.f_next_read {
-                Prediction::Known(handed.next)
-            } else {
-                kinematic_next
-            };
+            (self.coupling).take_the_prediction_along_the_motion(handed.next, kinematic_next);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
@@ -169,15 +163,14 @@ impl ElastoGap {
         let observed = self.observed();
         // The port's work over a probe's step had the impulse along the motion been held, and
         // what the port counts for it below.
-        let probed_work = (self.coupling.last_probed)
-            .map(|impulse| impulse / self.coupling.last_h * (observed.s - self.coupling.last.s));
-        let e_port_before = self.coupling.e_port;
+        let probed_work = self.coupling.work_along_the_probed_motion(observed);
+        let e_port_before = self.coupling.port_energy();
         self.tell_held_force();
-        if self.coupling.last_h == 0.0 {
-            self.count_initial_energy(law, observed);
+        if self.coupling.last_step_length() == 0.0 {
+            self.coupling.count_initial_energy(law, observed);
         }
         let limits = self.substep_limits();
-        let initial = self.coupling.initial.take();
+        let initial = self.coupling.take_the_initial_motion();
         if let Some(initial) = initial {
             self.coupling
                 .begin_after_unseen_step(law, initial, observed, h, limits);
@@ -191,12 +184,12 @@ impl ElastoGap {
             None => 0.0,
         };
         let plain = h <= PLAIN_STEP * duration;
-        self.coupling.ignore_answers = plain;
+        self.coupling.take_the_step_as_plain(plain);
         let learned = self
             .coupling
             .observe(observed, self.effective_mass(), law.contact_ends());
         if let Some(work) = probed_work {
-            self.coupling.port_work_held_back += work - (self.coupling.e_port - e_port_before);
+            (self.coupling).hold_back_the_probes_work(work, e_port_before);
         }
         if plain {
             self.coupling.forget_owed();
@@ -217,17 +210,14 @@ impl ElastoGap {
         }
         // What a master that steps all units at once holds over this step: the f_next it read.
         let least_mass = self.least_mass();
-        let next_before = if self.coupling.f_next_read {
+        let next_before = if self.coupling.master_reads_next() {
             let held = self.coupling.next_held();
             Some(self.coupling.make_f_next(law, limits, least_mass, held))
         } else {
             None
         };
         report.new_estimate = learned.new_estimate;
-        report.approach_speed = match self.coupling.episode.start.v.abs() {
-            0.0 => self.coupling.passive_speed,
-            speed => speed,
-        };
+        report.approach_speed = self.coupling.approach_speed();
         StepStart {
             time,
             limits,
@@ -238,20 +228,6 @@ impl ElastoGap {
             least_mass,
             next_before,
         }
-    }
-
-    /// The spring energy the contact holds where the master starts it: returned without having
-    /// come through the port.
-    #[inline(always)]
-    fn count_initial_energy<L: ContactLaw>(&mut self, law: &L, observed: Observed) {
-        let start = self.coupling.initial.unwrap_or(observed).s;
-        let upper = law.contact_ends().1;
-        let stored = spring_work(law, upper.max(start), start);
-        self.coupling.initial_energy = if stored.is_finite() {
-            stored.max(0.0)
-        } else {
-            0.0
-        };
     }
 
     /// The step without a mass: the law along the motion. A step with contact holds a probe (a
@@ -272,29 +248,24 @@ impl ElastoGap {
         let start = at_start
             .initial
             .map_or(step_end.start.s, |initial| initial.s);
-        let compressed_start = self.coupling.last_h == 0.0
+        let compressed_start = self.coupling.last_step_length() == 0.0
             && distance_outside(law.contact_ends(), start) < 0.0
-            && !self.coupling.replay_pending;
+            && !self.coupling.replay_is_pending();
         // A probe of a contact that began at the very end of the last step may have been
         // too small for an answer; one this step's probe dwarfs leaves it new.
-        let held_before = self
-            .coupling
-            .last_force
-            .abs()
-            .max(self.coupling.last_next.abs());
+        let held_before = self.coupling.largest_force_held_before();
         // Compared as impulses: a division by h here would wait for the integration
         // on every kinematic step.
         let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
         // A contact the last step only grazed, and held in full, is still new.
-        let unheld = held_before == 0.0 || held_before * h < dwarfed || self.coupling.grazed;
+        let unheld = held_before == 0.0 || held_before * h < dwarfed || self.coupling.grazed_last();
         let new_contact = unheld && !compressed_start;
-        let fresh = !at_start.plain && self.coupling.probing(true) && !self.coupling.probe_pending;
+        let fresh = !at_start.plain && self.coupling.probing(true) && !self.coupling.probe_is_due();
         let impulse = report.integral.impulse;
         report.grazed = fresh
             && impulse != 0.0
             && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
-        self.coupling.grazed_before_last = self.coupling.grazed;
-        self.coupling.grazed = report.grazed;
+        self.coupling.note_the_graze(report.grazed);
         let probe = !at_start.plain
             && self.coupling.probing(new_contact)
             && impulse != 0.0
@@ -307,18 +278,13 @@ impl ElastoGap {
                     .hold_probe(full, at_start.next_before, speed, h)
             })
             .flatten();
-        self.coupling.last_probed = share.map(|_| full.0);
-        if share.is_none() {
-            self.coupling.port_work_held_back = 0.0;
-        }
+        let (impulse, dissipated) = self.coupling.note_the_probe_held(share, full.0);
         if let Some(share) = share {
             report.integral.impulse *= share;
             report.integral.dissipated *= share;
         }
-        let (impulse, dissipated) = std::mem::take(&mut self.coupling.probe_rest);
         report.integral.impulse += impulse;
         report.integral.dissipated += dissipated;
-        self.coupling.probe_pending |= share.is_some();
         step_end
     }
 
@@ -370,12 +336,12 @@ impl ElastoGap {
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.
-            self.coupling.correction.pace = Pace::VelocityFirst;
+            self.coupling.restore_the_velocity_first();
         }
         // Only a master that steps all units at once holds f_next: over this step it held the
         // one it read before it, or, where it read none, nothing.
         let held_now = at_start.next_before.unwrap_or(0.0);
-        let next = if self.coupling.f_next_read {
+        let next = if self.coupling.master_reads_next() {
             match kinematic_next {
                 None => self.coupling.make_f_next(law, limits, least_mass, held_now),
                 Some(kinematic_next) => {
@@ -416,12 +382,13 @@ impl ElastoGap {
     ) -> EnergyAccount {
         let dissipated = report.integral.dissipated;
         // What the model dissipated, less what a replay with an adopted mass took back of it.
-        let model_loss = self.coupling.model_loss + dissipated - report.replayed_e_loss_excess;
+        let model_loss = self.coupling.model_loss() + dissipated - report.replayed_e_loss_excess;
         // With a mass, E_loss never runs ahead of what the port has received (the bodies' answer
         // to a contact integrated through a wrong mass can return energy the model took as
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
-        let received = self.coupling.e_port + tangential.port_work + self.coupling.initial_energy;
+        let received =
+            self.coupling.port_energy() + tangential.port_work + self.coupling.initial_energy();
         // The port's energy lags the step just taken (the master reports its positions at the
         // next step): while a contact is reported, the model's prediction of that step's work
         // counts too, so that E_loss does not wait a step behind the bodies.
@@ -467,8 +434,7 @@ impl ElastoGap {
         }
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
-        self.coupling.e_port += tangential.port_work;
-        self.coupling.e_port_if_next += tangential.port_work;
+        (self.coupling).count_the_tangential_ports_work(tangential.port_work);
     }
 
     /// The step passed its test: the instance takes the forces, the motion and the energy it
@@ -487,7 +453,7 @@ impl ElastoGap {
         self.f_mean = handed.f_mean;
         self.end_of_step = Some(step_end.end);
         // Settled, the model's account takes up what the port received too.
-        self.coupling.model_loss = if account.settled_through {
+        let model_loss = if account.settled_through {
             account.model_loss.max(account.received)
         } else {
             account.model_loss
@@ -497,29 +463,9 @@ impl ElastoGap {
         self.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
-        self.coupling.last_h = h;
-        self.coupling.mean_before_last = self.coupling.last_force;
-        self.coupling.last_force = self.f_mean;
-        // Unread, f_next was held by no master: the step then tells nothing about which force
-        // the master holds, as when the two are equal.
-        self.coupling.last_next = next_before.unwrap_or(self.f_mean);
-        self.coupling.next_readable = next_before.is_some();
-        // The dynamic step decides the force it assumes held itself, with its correction plan.
-        if !report.dynamic {
-            self.coupling.assumed_held = match (self.coupling.master_holds_next, next_before) {
-                (Some(true), Some(next)) => next,
-                _ => self.f_mean,
-            };
-            self.coupling.owed_s = 0.0;
-            self.coupling.owed_v = 0.0;
-            // Reset only where a dynamic step left a plan: rewriting the default plan on every
-            // kinematic step would stall it on the plan's count.
-            if self.coupling.correction != Correction::default() {
-                self.coupling.correction = Correction::default();
-            }
-        }
-        self.coupling.last_contact_impulse = report.integral.impulse;
-        self.coupling.last_dissipated = report.integral.dissipated;
+        let integral = (report.integral.impulse, report.integral.dissipated);
+        let (f_mean, dynamic) = (self.f_mean, report.dynamic);
+        (self.coupling).take_step_result(h, f_mean, next_before, model_loss, dynamic, integral);
         if let Some(v_rel) = report.integral.touchdown_v_rel {
             self.touchdown_speed = -v_rel;
         }

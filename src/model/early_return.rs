@@ -69,7 +69,7 @@ impl ElastoGap {
         // under the force held, not the model's). One that holds `f_next` would hold the
         // prediction for the rest of the step over an instant, were the step to stop there
         // again; `f_mean` is the mean over the instant.
-        let holds_next = self.coupling.master_holds_next == Some(true);
+        let holds_next = self.coupling.master_holds_next() == Some(true);
         let again = if resuming && holds_next {
             TOUCH_DOWN_AGAIN * self.contact_time.duration
         } else {

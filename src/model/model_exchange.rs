@@ -145,7 +145,7 @@ impl ElastoGap {
         let motion = self.motion();
         self.port_origin = motion.s;
         if self.inputs_set && self.interface == Interface::CoSimulation {
-            self.coupling.initial = Some(self.observed());
+            self.coupling.remember_the_initial_motion(self.observed());
         }
 
         if distance_outside(self.law().contact_ends(), motion.s) < 0.0 {

@@ -257,7 +257,7 @@ impl ElastoGap {
                 "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
                 Number(time),
                 Number(report.passivity_deficit),
-                Number(self.coupling.e_port),
+                Number(self.coupling.port_energy()),
                 Number(self.e_loss),
                 Number(report.passivity_force)
             );

@@ -8,7 +8,7 @@
 
 use super::do_step::MEAN_LIMIT;
 use super::{ElastoGap, NonFiniteStep, StepReport};
-use crate::coupling::Prediction;
+use crate::coupling::{Observed, Prediction};
 use crate::laws::{ContactLaw, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
@@ -48,10 +48,10 @@ impl ElastoGap {
         report.friction_energy = tangential.dissipated;
         let impulse = report.integral.impulse;
         let dissipated = report.integral.dissipated + tangential.dissipated;
-        let model_loss = self.coupling.model_loss + dissipated;
+        let model_loss = self.coupling.model_loss() + dissipated;
         let e_loss = model_loss.max(self.e_loss);
         let s = step_end.start.s;
-        let e_port = self.port_energy_to(s) + tangential.port_work;
+        let e_port = self.coupling.port_energy_to(self.f_mean, s) + tangential.port_work;
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         let finite = self.end_is_finite(law, end, &tangential, next)
             && impulse.abs() <= mean_bound
@@ -63,25 +63,28 @@ impl ElastoGap {
         if !finite {
             return Err(NonFiniteStep);
         }
-        self.coupling.e_port = e_port;
-        self.coupling.last.time = time;
-        self.coupling.last.s = s;
-        self.coupling.last.v = step_end.start.v;
-        self.coupling.model_loss = model_loss;
-        self.coupling.f_next = if self.coupling.f_next_read {
-            Prediction::Known(next)
-        } else {
-            Prediction::Kinematic {
-                start: end,
-                h: self.next_step.unwrap_or(h),
-                probe: None,
-            }
-        };
-        self.coupling.last_h = h;
-        self.coupling.last_contact_impulse = impulse;
-        self.coupling.last_dissipated = dissipated;
         self.f_mean = impulse / h;
-        self.coupling.last_force = self.f_mean;
+        let start = Observed {
+            time,
+            s,
+            v: step_end.start.v,
+        };
+        let integral = (impulse, dissipated);
+        (self.coupling).take_prescribed_step_result(
+            start,
+            h,
+            self.f_mean,
+            integral,
+            e_port,
+            model_loss,
+        );
+        let along = Prediction::Kinematic {
+            start: end,
+            h: self.next_step.unwrap_or(h),
+            probe: None,
+        };
+        self.coupling
+            .take_the_prediction_along_the_motion(next, along);
         self.keep_the_tangential_outputs(plane, &tangential, h);
         self.end_of_step = Some(end);
         let reported = e_loss - self.e_loss;
@@ -97,17 +100,6 @@ impl ElastoGap {
         Ok(())
     }
 
-    /// `E_port` with the port's work over the step before, now that the master has said where it
-    /// went (the relative position `s`).
-    #[inline(always)]
-    fn port_energy_to(&self, s: f64) -> f64 {
-        if self.coupling.last_h > 0.0 {
-            self.coupling.e_port + self.f_mean * (s - self.coupling.last.s)
-        } else {
-            self.coupling.e_port
-        }
-    }
-
     /// `f_next` along the motion from the step's end, where the master reads it (0 otherwise).
     #[inline(always)]
     fn next_along_the_prescribed_motion<L: ContactLaw>(
@@ -117,7 +109,7 @@ impl ElastoGap {
         h: f64,
         limits: SubstepLimits,
     ) -> f64 {
-        if self.coupling.f_next_read {
+        if self.coupling.master_reads_next() {
             Prediction::Kinematic {
                 start: end,
                 h,

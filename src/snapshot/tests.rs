@@ -44,7 +44,7 @@ fn round_trip_is_bit_identical_and_corruption_is_refused() {
     assert_eq!(fingerprint, 0, "no tables");
     // The prediction of f_next, not yet read, is written made.
     assert!(matches!(
-        model.coupling.f_next,
+        model.coupling.f_next(),
         Prediction::Kinematic { .. }
     ));
     let limits = model.substep_limits();
@@ -60,12 +60,15 @@ fn round_trip_is_bit_identical_and_corruption_is_refused() {
     bad_flag[12 + 7 * 8..12 + 8 * 8].copy_from_slice(&0.5f64.to_le_bytes());
     assert!(read(&bad_flag).is_err());
     let mut unpublished_candidate = model.clone();
-    unpublished_candidate.coupling.candidate.estimate = 2.0;
-    unpublished_candidate.coupling.last_estimate = 0.0;
+    *unpublished_candidate
+        .coupling
+        .serialized()
+        .candidate_estimate = 2.0;
+    *unpublished_candidate.coupling.serialized().last_estimate = 0.0;
     let mut candidate_bytes = [0u8; SERIALIZED_SIZE];
     write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
     assert!(read(&candidate_bytes).is_err());
-    unpublished_candidate.coupling.last_estimate = 2.0;
+    *unpublished_candidate.coupling.serialized().last_estimate = 2.0;
     write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
     assert!(read(&candidate_bytes).is_ok());
     let mut negative_c = bytes;
@@ -223,7 +226,10 @@ fn the_layout_takes_every_slot_and_the_named_slots_hold_their_fields() {
         o(|m| m.interface = Interface::ModelExchange),
         [INTERFACE_SLOT]
     );
-    assert_eq!(o(|m| m.coupling.f_next_read = true), [F_NEXT_READ_SLOT]);
+    assert_eq!(
+        o(|m| m.coupling.note_that_the_master_reads_next()),
+        [F_NEXT_READ_SLOT]
+    );
     let choices = [
         o(|m| m.parameters.options.force_law = 5),
         o(|m| m.parameters.options.hysteresis = 5),
