@@ -1,4 +1,5 @@
-//! The co-simulation step (`do_step`): what it learns from the master's motion at its start
+//! The co-simulation step: the check of the step a master asks for (`check_step`), then
+//! `do_step`: what it learns from the master's motion at its start
 //! (the mass its answers tell, whether a contact has settled), which integration of the normal
 //! contact it takes (`normal_step`), the one bound on every force it hands out
 //! (`coupling::bound`), the tangential force's step, the energy it reports (`E_loss`), and its
@@ -10,7 +11,7 @@
 //! `#[inline(always)]`: they are one function's steps, and compile as one.
 
 use super::normal_step::StepEnd;
-use super::{ElastoGap, NonFiniteStep, StepReport, SuppliedAccelerations};
+use super::{ElastoGap, NonFiniteStep, Number, StepReport, SuppliedAccelerations};
 use crate::coupling::{
     only_grazes, Observed, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
 };
@@ -41,6 +42,53 @@ fn all_finite<const N: usize>(values: [f64; N]) -> bool {
 }
 
 impl ElastoGap {
+    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
+    /// master's rounding) and ends at a later one.
+    #[inline]
+    pub fn check_step(&self, current_time: f64, h: f64) -> Result<(), String> {
+        // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
+        // to a longer sequence of integer ones (a floating-point class test).
+        if !(h > 0.0 && h * 0.0 == 0.0) {
+            return Err(format!(
+                "communicationStepSize = {} must be a finite number > 0",
+                Number(h)
+            ));
+        }
+        let time = self.time;
+        // Masters compute their time grid differently (t0 + k*h against a running sum), so the
+        // comparison allows a relative rounding slack, but never as much as half the last step:
+        // a larger one would let the step restart at the previous step's start, leaving the
+        // acceleration estimate a zero time difference to divide by.
+        if current_time != time && !self.within_slack(current_time, h) {
+            return Err(format!(
+                "currentCommunicationPoint = {} is not the FMU's time {}",
+                Number(current_time),
+                Number(time)
+            ));
+        }
+        let end = current_time + h;
+        if !(end.is_finite() && end > current_time) {
+            return Err(format!(
+                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
+                Number(h),
+                Number(current_time)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
+    fn within_slack(&self, current_time: f64, h: f64) -> bool {
+        let time = self.time;
+        let last_step = if self.last_step_size > 0.0 {
+            self.last_step_size
+        } else {
+            h
+        };
+        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
+        current_time.is_finite() && (current_time - time).abs() <= slack
+    }
+
     /// Advances from `self.time` by `h`: with an effective mass, the relative motion is integrated
     /// under the contact's own force ([`crate::coupling`]); without one, the law is integrated
     /// along the motion extrapolated from the inputs.
@@ -89,10 +137,12 @@ impl ElastoGap {
             let v_s = self.parameters.friction.v_s;
             report.tangential_told = answers.observe(at_start.time, self.inputs.v_t, v_s);
         }
-        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
-        // what to put back if the step is refused. The kinematic step leaves the coupling alone.
         let dynamic_mass = self.effective_mass().filter(|_| !at_start.plain);
-        let planned_over = dynamic_mass.map(|_| self.coupling);
+        let dynamic = dynamic_mass.is_some();
+        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
+        // the coupling before the plan is what to put back if the step is refused. The kinematic
+        // step leaves the coupling alone.
+        let before_the_plan = dynamic_mass.map(|_| self.coupling);
         let step_end = match dynamic_mass {
             Some(mass) => {
                 let (next_before, settled) = (at_start.next_before, at_start.settled);
@@ -109,7 +159,7 @@ impl ElastoGap {
         // Along the motion (no mass), f_next is the law's integral from the step's end.
         let h_next = self.next_step.unwrap_or(h);
         let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
-        let along = planned_over.is_none().then_some(&kinematic_next);
+        let along = (!dynamic).then_some(&kinematic_next);
         let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
         let with_a_mass = self.effective_mass().is_some();
         report.cut_for_want_of_a_reading = self
@@ -134,12 +184,12 @@ impl ElastoGap {
             && account.e_loss.is_finite()
             && account.received.is_finite();
         if !(end_finite & integrals_finite) {
-            if let Some(coupling) = planned_over {
+            if let Some(coupling) = before_the_plan {
                 self.coupling = coupling;
             }
             return Err(NonFiniteStep);
         }
-        if planned_over.is_none() {
+        if !dynamic {
             (self.coupling).take_the_prediction_along_the_motion(handed.next, kinematic_next);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);

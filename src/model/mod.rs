@@ -10,8 +10,8 @@
 //! - `access`: the variable table's values (`value`, `read`, `set_value`);
 //! - `master`: what the instance knows of the master: the force it holds, its motion now, the
 //!   mass it moves;
-//! - `do_step`: the co-simulation step: what it learns from the master, which integration it
-//!   takes, the bound on the forces it hands out, its test that everything it leaves is finite,
+//! - `do_step`: the co-simulation step: the check of the step a master asks for, what it learns
+//!   from the master, which integration it takes, the bound on the forces it hands out, its test that everything it leaves is finite,
 //!   and what it keeps;
 //! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
 //!   or through an effective mass (dynamic);
@@ -21,8 +21,8 @@
 //! - `tangential`: the tangential force at an instant, and whether the friction sticks;
 //! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
 //!   mass);
-//! - `notes`: what a step has to say, as text: the check of a step request, the warnings, the
-//!   coupling's notes and the contact's switches;
+//! - `notes`: what a step has to say, as text: the warnings, the coupling's notes and the
+//!   contact's switches;
 //! - `model_exchange`: Model Exchange's events, states and derivatives;
 //! - `slopes`: the outputs' partial derivatives and time derivatives.
 //!

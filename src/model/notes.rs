@@ -1,5 +1,5 @@
-//! What a co-simulation step has to say, as text: the check of the step a master asks for, the
-//! warnings a user must read, and the notes on the coupling and the contact's switches. The FMI
+//! What a co-simulation step has to say, as text: the warnings a user must read, and the notes
+//! on the coupling and the contact's switches. The FMI
 //! layer gives them its own statuses and log categories; the texts are the same under every layer.
 
 use super::{ElastoGap, NonFiniteStep, Number, StepReport};
@@ -55,41 +55,6 @@ impl ElastoGap {
                 Number(current_time)
             ));
         }
-    }
-
-    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
-    /// master's rounding) and ends at a later one.
-    #[inline]
-    pub fn check_step(&self, current_time: f64, h: f64) -> Result<(), String> {
-        // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
-        // to a longer sequence of integer ones (a floating-point class test).
-        if !(h > 0.0 && h * 0.0 == 0.0) {
-            return Err(format!(
-                "communicationStepSize = {} must be a finite number > 0",
-                Number(h)
-            ));
-        }
-        let time = self.time;
-        // Masters compute their time grid differently (t0 + k*h against a running sum), so the
-        // comparison allows a relative rounding slack, but never as much as half the last step:
-        // a larger one would let the step restart at the previous step's start, leaving the
-        // acceleration estimate a zero time difference to divide by.
-        if current_time != time && !self.within_slack(current_time, h) {
-            return Err(format!(
-                "currentCommunicationPoint = {} is not the FMU's time {}",
-                Number(current_time),
-                Number(time)
-            ));
-        }
-        let end = current_time + h;
-        if !(end.is_finite() && end > current_time) {
-            return Err(format!(
-                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
-                Number(h),
-                Number(current_time)
-            ));
-        }
-        Ok(())
     }
 
     /// The master's answer to a contact disagrees with the `m_eff` in use. A status warning in
@@ -158,18 +123,6 @@ impl ElastoGap {
             );
             note(&message);
         }
-    }
-
-    /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
-    fn within_slack(&self, current_time: f64, h: f64) -> bool {
-        let time = self.time;
-        let last_step = if self.last_step_size > 0.0 {
-            self.last_step_size
-        } else {
-            h
-        };
-        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
-        current_time.is_finite() && (current_time - time).abs() <= slack
     }
 
     /// Once per instance, without `m_eff`: the contacts the master's answers tell are shorter
