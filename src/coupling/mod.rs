@@ -128,6 +128,7 @@ pub use plan::{held_over, replay, Plan};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
 pub use probe::{only_grazes, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub(crate) use serialized::serialized_view;
 pub use serialized::Serialized;
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 pub use three_answers::ThreeAnswers;

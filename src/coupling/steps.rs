@@ -269,24 +269,24 @@ impl Coupling {
         }
     }
 
-    /// A prescribed motion's step passed its test: it started at `start`, lasted `h`, handed
-    /// out `f_mean` with the contact's own `integral` (impulse, dissipation), and leaves the
-    /// port's energy at `e_port` and the model's dissipation at `model_loss`.
+    /// A prescribed motion's step passed its test: it started at `start`, lasted `h`, with the
+    /// contact's own `integral` (impulse, dissipation), and leaves the port's energy at `e_port`
+    /// and the model's dissipation at `model_loss`. Returns the mean force it hands out.
     #[inline(always)]
     pub fn take_prescribed_step_result(
         &mut self,
         start: Observed,
         h: f64,
-        f_mean: f64,
         integral: (f64, f64),
         e_port: f64,
         model_loss: f64,
-    ) {
+    ) -> f64 {
         self.e_port = e_port;
         self.last = start;
         self.model_loss = model_loss;
         self.last_h = h;
         (self.last_contact_impulse, self.last_dissipated) = integral;
-        self.last_force = f_mean;
+        self.last_force = integral.0 / h;
+        self.last_force
     }
 }

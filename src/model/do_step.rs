@@ -80,8 +80,8 @@ impl ElastoGap {
     /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
     fn within_slack(&self, current_time: f64, h: f64) -> bool {
         let time = self.time;
-        let last_step = if self.last_step_size > 0.0 {
-            self.last_step_size
+        let last_step = if self.co_simulation.last_step_size > 0.0 {
+            self.co_simulation.last_step_size
         } else {
             h
         };
@@ -101,11 +101,11 @@ impl ElastoGap {
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
         self.evaluate_inputs_now();
-        self.contact_latch = None;
+        self.co_simulation.contact_latch = None;
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());
-        if !self.prescribed() && self.coupling.probe_is_due() {
+        if !self.prescribed() && self.co_simulation.coupling.probe_is_due() {
             report.prescribed_motion_found =
                 crate::with_law!(&law, law => self.notice_a_prescribed_motion(law));
         }
@@ -130,7 +130,7 @@ impl ElastoGap {
         // the slip's mass): taken only if the step is, as a refused step and its retry must not
         // answer twice. Copied only then, as they are a thousand bytes.
         let mut tangential_answers = match self.tangential() {
-            Tangential::Friction(_) => Some(self.tangential_answers),
+            Tangential::Friction(_) => Some(self.co_simulation.tangential_answers),
             _ => None,
         };
         if let Some(answers) = tangential_answers.as_mut() {
@@ -142,7 +142,7 @@ impl ElastoGap {
         // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
         // the coupling before the plan is what to put back if the step is refused. The kinematic
         // step leaves the coupling alone.
-        let before_the_plan = dynamic_mass.map(|_| self.coupling);
+        let before_the_plan = dynamic_mass.map(|_| self.co_simulation.coupling);
         let step_end = match dynamic_mass {
             Some(mass) => {
                 let (next_before, settled) = (at_start.next_before, at_start.settled);
@@ -157,17 +157,18 @@ impl ElastoGap {
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
         // Along the motion (no mass), f_next is the law's integral from the step's end.
-        let h_next = self.next_step.unwrap_or(h);
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
         let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
         let along = (!dynamic).then_some(&kinematic_next);
         let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
         let with_a_mass = self.effective_mass().is_some();
         report.cut_for_want_of_a_reading = self
+            .co_simulation
             .coupling
             .report_a_cut_for_want_of_a_reading(with_a_mass);
         let answers = tangential_answers
             .as_ref()
-            .unwrap_or(&self.tangential_answers);
+            .unwrap_or(&self.co_simulation.tangential_answers);
         let limits = at_start.limits;
         let tangential = self.tangential_step(law, &step_end, h, limits, report, answers);
         report.friction_energy = tangential.dissipated;
@@ -178,19 +179,20 @@ impl ElastoGap {
         // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
         // this test, so what is known early is tested apart from the integrals, which come last.
         let end_finite = self.end_is_finite(law, step_end.end, &tangential, handed.next)
-            && self.coupling.latest_estimate().is_finite();
+            && self.co_simulation.coupling.latest_estimate().is_finite();
         let integrals_finite = leaves_finite_means(h, impulse, dissipated, &tangential)
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && account.e_loss.is_finite()
             && account.received.is_finite();
         if !(end_finite & integrals_finite) {
             if let Some(coupling) = before_the_plan {
-                self.coupling = coupling;
+                self.co_simulation.coupling = coupling;
             }
             return Err(NonFiniteStep);
         }
         if !dynamic {
-            (self.coupling).take_the_prediction_along_the_motion(handed.next, kinematic_next);
+            (self.co_simulation.coupling)
+                .take_the_prediction_along_the_motion(handed.next, kinematic_next);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
@@ -213,36 +215,30 @@ impl ElastoGap {
         let observed = self.observed();
         // The port's work over a probe's step had the impulse along the motion been held, and
         // what the port counts for it below.
-        let probed_work = self.coupling.work_along_the_probed_motion(observed);
-        let e_port_before = self.coupling.port_energy();
+        let probed_work = self
+            .co_simulation
+            .coupling
+            .work_along_the_probed_motion(observed);
+        let e_port_before = self.co_simulation.coupling.port_energy();
         self.tell_held_force();
-        if self.coupling.last_step_length() == 0.0 {
-            self.coupling.count_initial_energy(law, observed);
-        }
         let limits = self.substep_limits();
-        let initial = self.coupling.take_the_initial_motion();
-        if let Some(initial) = initial {
-            self.coupling
-                .begin_after_unseen_step(law, initial, observed, h, limits);
-        }
-        if self.effective_mass().is_some() {
-            self.coupling
-                .begin_after_missed_contact(law, observed, limits);
-        }
+        let initial = self.take_in_what_came_before(law, observed, h, limits);
         let duration = match self.effective_mass() {
             Some(mass) => self.contact_duration(law, mass, observed.v),
             None => 0.0,
         };
         let plain = h <= PLAIN_STEP * duration;
-        self.coupling.take_the_step_as_plain(plain);
-        let learned = self
-            .coupling
-            .observe(observed, self.effective_mass(), law.contact_ends());
+        self.co_simulation.coupling.take_the_step_as_plain(plain);
+        let learned = self.co_simulation.coupling.observe(
+            observed,
+            self.effective_mass(),
+            law.contact_ends(),
+        );
         if let Some(work) = probed_work {
-            (self.coupling).hold_back_the_probes_work(work, e_port_before);
+            (self.co_simulation.coupling).hold_back_the_probes_work(work, e_port_before);
         }
         if plain {
-            self.coupling.forget_owed();
+            self.co_simulation.coupling.forget_owed();
         }
         report.mass_disagreement = learned.disagreement;
         report.late_mean_found = learned.late_mean;
@@ -254,20 +250,25 @@ impl ElastoGap {
         // for, so there E_loss stays the model's.
         let one_sided = law.contact_ends().0.is_none();
         // A plain step's E_loss is the law's integral along the motion, settled or not.
-        let settled = one_sided && !plain && self.coupling.is_settled(law, observed, h);
+        let settled =
+            one_sided && !plain && self.co_simulation.coupling.is_settled(law, observed, h);
         if settled {
-            self.coupling.settle_port();
+            self.co_simulation.coupling.settle_port();
         }
         // What a master that steps all units at once holds over this step: the f_next it read.
         let least_mass = self.least_mass();
-        let next_before = if self.coupling.master_reads_next() {
-            let held = self.coupling.next_held();
-            Some(self.coupling.make_f_next(law, limits, least_mass, held))
+        let next_before = if self.co_simulation.coupling.master_reads_next() {
+            let held = self.co_simulation.coupling.next_held();
+            Some(
+                self.co_simulation
+                    .coupling
+                    .make_f_next(law, limits, least_mass, held),
+            )
         } else {
             None
         };
         report.new_estimate = learned.new_estimate;
-        report.approach_speed = self.coupling.approach_speed();
+        report.approach_speed = self.co_simulation.coupling.approach_speed();
         StepStart {
             time,
             limits,
@@ -278,6 +279,33 @@ impl ElastoGap {
             least_mass,
             next_before,
         }
+    }
+
+    /// Before the first step: the spring energy the contact holds where the master starts it, and
+    /// a step the master's bodies took before the FMU saw one (returns the master's motion at
+    /// the end of initialization, if it set one); with a mass, a contact the model's last step
+    /// missed.
+    #[inline(always)]
+    fn take_in_what_came_before<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        observed: Observed,
+        h: f64,
+        limits: SubstepLimits,
+    ) -> Option<Observed> {
+        let with_a_mass = self.effective_mass().is_some();
+        let coupling = &mut self.co_simulation.coupling;
+        if coupling.last_step_length() == 0.0 {
+            coupling.count_initial_energy(law, observed);
+        }
+        let initial = coupling.take_the_initial_motion();
+        if let Some(initial) = initial {
+            coupling.begin_after_unseen_step(law, initial, observed, h, limits);
+        }
+        if with_a_mass {
+            coupling.begin_after_missed_contact(law, observed, limits);
+        }
+        initial
     }
 
     /// The step without a mass: the law along the motion. A step with contact holds a probe (a
@@ -298,37 +326,45 @@ impl ElastoGap {
         let start = at_start
             .initial
             .map_or(step_end.start.s, |initial| initial.s);
-        let compressed_start = self.coupling.last_step_length() == 0.0
+        let compressed_start = self.co_simulation.coupling.last_step_length() == 0.0
             && distance_outside(law.contact_ends(), start) < 0.0
-            && !self.coupling.replay_is_pending();
+            && !self.co_simulation.coupling.replay_is_pending();
         // A probe of a contact that began at the very end of the last step may have been
         // too small for an answer; one this step's probe dwarfs leaves it new.
-        let held_before = self.coupling.largest_force_held_before();
+        let held_before = self.co_simulation.coupling.largest_force_held_before();
         // Compared as impulses: a division by h here would wait for the integration
         // on every kinematic step.
         let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
         // A contact the last step only grazed, and held in full, is still new.
-        let unheld = held_before == 0.0 || held_before * h < dwarfed || self.coupling.grazed_last();
+        let unheld = held_before == 0.0
+            || held_before * h < dwarfed
+            || self.co_simulation.coupling.grazed_last();
         let new_contact = unheld && !compressed_start;
-        let fresh = !at_start.plain && self.coupling.probing(true) && !self.coupling.probe_is_due();
+        let fresh = !at_start.plain
+            && self.co_simulation.coupling.probing(true)
+            && !self.co_simulation.coupling.probe_is_due();
         let impulse = report.integral.impulse;
         report.grazed = fresh
             && impulse != 0.0
             && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
-        self.coupling.note_the_graze(report.grazed);
+        self.co_simulation.coupling.note_the_graze(report.grazed);
         let probe = !at_start.plain
-            && self.coupling.probing(new_contact)
+            && self.co_simulation.coupling.probing(new_contact)
             && impulse != 0.0
             && !report.grazed;
         let full = (report.integral.impulse, report.integral.dissipated);
         let share = probe
             .then(|| {
                 let speed = step_end.start.v.abs();
-                self.coupling
+                self.co_simulation
+                    .coupling
                     .hold_probe(full, at_start.next_before, speed, h)
             })
             .flatten();
-        let (impulse, dissipated) = self.coupling.note_the_probe_held(share, full.0);
+        let (impulse, dissipated) = self
+            .co_simulation
+            .coupling
+            .note_the_probe_held(share, full.0);
         if let Some(share) = share {
             report.integral.impulse *= share;
             report.integral.dissipated *= share;
@@ -354,9 +390,14 @@ impl ElastoGap {
             h,
             probe: (!at_start.plain
                 && self
+                    .co_simulation
                     .coupling
                     .probing(report.integral.substeps == 0 || report.grazed))
-            .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+            .then(|| {
+                self.co_simulation
+                    .coupling
+                    .probe_sizing(step_end.end.v.abs(), h)
+            }),
         }
     }
 
@@ -380,30 +421,38 @@ impl ElastoGap {
             .planned_f_mean
             .unwrap_or(report.integral.impulse / h);
         let f_mean = self
+            .co_simulation
             .coupling
             .bound_noting_the_reading(planned, h, least_mass, None);
-        let f_mean = self.coupling.bound_as_if_late(f_mean, h, least_mass);
+        let f_mean = self
+            .co_simulation
+            .coupling
+            .bound_as_if_late(f_mean, h, least_mass);
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.
-            self.coupling.restore_the_velocity_first();
+            self.co_simulation.coupling.restore_the_velocity_first();
         }
         // Only a master that steps all units at once holds f_next: over this step it held the
         // one it read before it, or, where it read none, nothing.
         let held_now = at_start.next_before.unwrap_or(0.0);
-        let next = if self.coupling.master_reads_next() {
+        let next = if self.co_simulation.coupling.master_reads_next() {
             match kinematic_next {
-                None => self.coupling.make_f_next(law, limits, least_mass, held_now),
+                None => self
+                    .co_simulation
+                    .coupling
+                    .make_f_next(law, limits, least_mass, held_now),
                 Some(kinematic_next) => {
                     let (force, probes) = kinematic_next.force(law, limits);
-                    let h_next = self.next_step.unwrap_or(h);
-                    let force = self.coupling.bound_noting_the_reading(
+                    let h_next = self.co_simulation.next_step.unwrap_or(h);
+                    let force = self.co_simulation.coupling.bound_noting_the_reading(
                         force,
                         h_next,
                         least_mass,
                         Some(held_now),
                     );
-                    self.coupling
+                    self.co_simulation
+                        .coupling
                         .note_probe_in_next(kinematic_next, probes, force);
                     force
                 }
@@ -413,7 +462,7 @@ impl ElastoGap {
         };
         // A master found to hold f_mean a step late, or perhaps (the f_next it reads besides it
         // holds this one), is handed in it the force for that step.
-        let f_mean = if self.coupling.may_hold_the_mean_late() {
+        let f_mean = if self.co_simulation.coupling.may_hold_the_mean_late() {
             next
         } else {
             f_mean
@@ -432,13 +481,15 @@ impl ElastoGap {
     ) -> EnergyAccount {
         let dissipated = report.integral.dissipated;
         // What the model dissipated, less what a replay with an adopted mass took back of it.
-        let model_loss = self.coupling.model_loss() + dissipated - report.replayed_e_loss_excess;
+        let model_loss =
+            self.co_simulation.coupling.model_loss() + dissipated - report.replayed_e_loss_excess;
         // With a mass, E_loss never runs ahead of what the port has received (the bodies' answer
         // to a contact integrated through a wrong mass can return energy the model took as
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
-        let received =
-            self.coupling.port_energy() + tangential.port_work + self.coupling.initial_energy();
+        let received = self.co_simulation.coupling.port_energy()
+            + tangential.port_work
+            + self.co_simulation.coupling.initial_energy();
         // The port's energy lags the step just taken (the master reports its positions at the
         // next step): while a contact is reported, the model's prediction of that step's work
         // counts too, so that E_loss does not wait a step behind the bodies.
@@ -474,17 +525,23 @@ impl ElastoGap {
         tangential: &TangentialStep,
         tangential_answers: Option<TangentialAnswers>,
     ) {
-        self.f_t_mean = tangential.impulse.map(|component| component / h);
+        self.co_simulation.f_t_mean = tangential.impulse.map(|component| component / h);
         self.stiction = tangential.deformation;
-        self.tangential_account = tangential.account;
+        self.co_simulation.tangential_account = tangential.account;
         let predicted = tangential.predicted_slip;
         if let Some(mut answers) = tangential_answers {
-            answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
-            self.tangential_answers = answers;
+            answers.record(
+                time,
+                h,
+                self.inputs.v_t,
+                self.co_simulation.f_t_mean,
+                predicted,
+            );
+            self.co_simulation.tangential_answers = answers;
         }
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
-        (self.coupling).count_the_tangential_ports_work(tangential.port_work);
+        (self.co_simulation.coupling).count_the_tangential_ports_work(tangential.port_work);
     }
 
     /// The step passed its test: the instance takes the forces, the motion and the energy it
@@ -501,7 +558,7 @@ impl ElastoGap {
     ) {
         let (time, next_before) = (at_start.time, at_start.next_before);
         self.f_mean = handed.f_mean;
-        self.end_of_step = Some(step_end.end);
+        self.co_simulation.end_of_step = Some(step_end.end);
         // Settled, the model's account takes up what the port received too.
         let model_loss = if account.settled_through {
             account.model_loss.max(account.received)
@@ -510,17 +567,24 @@ impl ElastoGap {
         };
         let reported = account.e_loss - self.e_loss;
         self.e_loss = account.e_loss;
-        self.q_flow_mean = self.heat_flow(reported / h);
+        self.co_simulation.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
         let integral = (report.integral.impulse, report.integral.dissipated);
         let (f_mean, dynamic) = (self.f_mean, report.dynamic);
-        (self.coupling).take_step_result(h, f_mean, next_before, model_loss, dynamic, integral);
+        (self.co_simulation.coupling).take_step_result(
+            h,
+            f_mean,
+            next_before,
+            model_loss,
+            dynamic,
+            integral,
+        );
         if let Some(v_rel) = report.integral.touchdown_v_rel {
             self.touchdown_speed = -v_rel;
         }
         self.time = time + h;
-        self.last_step_size = h;
+        self.co_simulation.last_step_size = h;
     }
 
     /// Whether every output the step leaves at its end is finite: a finite `f` can still come

@@ -71,22 +71,32 @@ impl ElastoGap {
         report: &mut StepReport,
     ) -> StepEnd {
         let setting = self.dynamic_setting(mass, h, settled);
-        if self.coupling.replay_is_pending() {
+        if self.co_simulation.coupling.replay_is_pending() {
             let without_a_given_mass = self.parameters.m_eff == 0.0;
-            let replayed = (self.coupling).replay_the_contact(law, &setting, without_a_given_mass);
+            let replayed = (self.co_simulation.coupling).replay_the_contact(
+                law,
+                &setting,
+                without_a_given_mass,
+            );
             if let Some((owed, e_loss_excess)) = replayed {
                 report.replayed_owed = Some(owed);
                 report.replayed_e_loss_excess = e_loss_excess;
             }
         }
         // Over the next step: as long as this one, unless an early return tells otherwise.
-        let h_next = self.next_step.unwrap_or(h);
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
         let replayed = report.replayed_owed.is_some();
         let DynamicPlan {
             plan,
             start,
             predicted_port_work,
-        } = (self.coupling).plan_the_dynamic_step(law, &setting, next_before, replayed, h_next);
+        } = (self.co_simulation.coupling).plan_the_dynamic_step(
+            law,
+            &setting,
+            next_before,
+            replayed,
+            h_next,
+        );
         report.integral = plan.step.integral;
         report.passivity_force = plan.passivity;
         report.passivity_deficit = setting.deficit;
@@ -105,14 +115,14 @@ impl ElastoGap {
     #[inline(always)]
     fn dynamic_setting(&self, mass: f64, h: f64, settled: bool) -> DynamicSetting {
         let time = self.time;
-        let deficit = self.coupling.passivity_deficit();
+        let deficit = self.co_simulation.coupling.passivity_deficit();
         let extrapolation = match self.parameters.acceleration_estimate {
             0 => Extrapolation::None,
             1 => Extrapolation::Constant,
             _ => Extrapolation::Linear,
         };
         let energy_bounded = self.parameters.m_eff == 0.0;
-        let coupling = &self.coupling;
+        let coupling = &self.co_simulation.coupling;
         // A supplied input derivative is the master's relative acceleration at the step start,
         // with the force it held over the last step in it.
         let supplied = match (self.supplied.a, self.supplied.b) {

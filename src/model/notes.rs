@@ -100,7 +100,7 @@ impl ElastoGap {
             let message = format!(
                 "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
                 Number(current_time),
-                Number(self.tangential_answers.mass),
+                Number(self.co_simulation.tangential_answers.mass),
                 Number(omega * h),
                 Number(STIFF_STICTION_PHASE),
                 Number(STIFF_STICTION_PHASE / omega)
@@ -181,7 +181,7 @@ impl ElastoGap {
                     "t = {}: the master's answers in the tangential plane tell a mass of {} kg behind the slip, {}; the friction is integrated through it from this step on (a slip held over the step couples a sticking contact's spring explicitly)",
                     Number(time),
                     Number(mass),
-                    if self.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
+                    if self.co_simulation.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
                 );
                 note(&message);
             }
@@ -210,7 +210,7 @@ impl ElastoGap {
                 "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
                 Number(time),
                 Number(report.passivity_deficit),
-                Number(self.coupling.port_energy()),
+                Number(self.co_simulation.coupling.port_energy()),
                 Number(self.e_loss),
                 Number(report.passivity_force)
             );

@@ -252,18 +252,18 @@ fn window(visitor: &mut Visitor<'_>, place: &mut AnswerWindow) {
 }
 
 /// Generates `fn $name(model, visitor)` from the lines `kind(place, args)`, each one the call
-/// `kind(visitor, &mut place, args)`, in the order given. The coupling's fields are reached
-/// through its view for the serialized state ([`crate::coupling::Serialized`]), bound to the
-/// name the list gives it.
+/// `kind(visitor, &mut place, args)`, in the order given. The fields of the instance's parts and
+/// of the coupling are reached through their views for the serialized state (`serialized`),
+/// bound first to the names the list gives them.
 macro_rules! layout {
     (
         fn $name:ident($model:ident, $visitor:ident);
-        let $coupling:ident = coupling.serialized();
+        views { $(let $part:ident = $view:expr;)* }
         $($kind:ident($place:expr $(, $arg:expr)*);)*
     ) => {
         /// Visits every slot of the state in the one order used for both writing and reading.
         pub fn $name($model: &mut ElastoGap, $visitor: &mut Visitor<'_>) {
-            let $coupling = $model.coupling.serialized();
+            $(let $part = $view;)*
             $($kind($visitor, &mut $place $(, $arg)*);)*
         }
     };
@@ -271,7 +271,11 @@ macro_rules! layout {
 
 layout! {
     fn visit(model, visitor);
-    let coupling = coupling.serialized();
+    views {
+        let co_simulation = model.co_simulation.serialized();
+        let coupling = co_simulation.coupling.serialized();
+        let model_exchange = model.model_exchange.serialized();
+    }
 
     // The parameters every law shares, and the substeps'.
     real(model.parameters.spring.c);
@@ -300,11 +304,11 @@ layout! {
 
     // The last step: where it ended and what it gave.
     real(model.time);
-    optional(model.end_of_step, |end| [&mut end.s, &mut end.v, &mut end.a]);
+    optional(*co_simulation.end_of_step, |end| [&mut end.s, &mut end.v, &mut end.a]);
     real(model.f_mean);
     real(model.e_loss);
-    real(model.q_flow_mean);
-    real(model.last_step_size);
+    real(*co_simulation.q_flow_mean);
+    real(*co_simulation.last_step_size);
     interface(model.interface);
     flag(model.contact_at_event);
     real(model.parameters.m_eff);
@@ -377,7 +381,7 @@ layout! {
     real(model.parameters.friction.v_s);
     real(model.parameters.friction.v_d);
     real(model.parameters.friction.f_t_max);
-    real(model.f_t_mean[0]);
+    real(co_simulation.f_t_mean[0]);
 
     // The port's energy and the passivity controller, the correction's pace, Model Exchange's
     // origin of the port energy, and the master's inputs and reads.
@@ -385,7 +389,7 @@ layout! {
     real(*coupling.passivity_in_next);
     flag(*coupling.disagreement_reported);
     pace(coupling.correction.pace);
-    real(model.port_origin);
+    real(*model_exchange.port_origin);
     flag(model.inputs_set);
     optional(*coupling.initial, |at| [&mut at.time, &mut at.s, &mut at.v]);
     real(*coupling.last_held);
@@ -424,8 +428,8 @@ layout! {
     flag(*coupling.episode_a_ext_known);
     real(*coupling.unknown_answer);
     real(*coupling.spent);
-    latch(model.contact_latch);
-    leftover_step(model.grid_step);
+    latch(*co_simulation.contact_latch);
+    leftover_step(*co_simulation.grid_step);
     // The other slots of a window of answers no part of the model keeps: written as zeros, read
     // and dropped, so that the format's size stays.
     real([0.0f64; 4 * WINDOW - 2]);
@@ -436,36 +440,36 @@ layout! {
     // Exchange's modes, the stiction deformation, the tangential port's account) and the Gap
     // Force's tangential dampers.
     real(model.inputs.v_t[1]);
-    real(model.f_t_mean[1]);
+    real(co_simulation.f_t_mean[1]);
     real(model.parameters.friction.max_stiction_deformation);
-    loose_flag(model.sticking_at_event);
-    loose_flag(model.on_stiction_circle);
+    loose_flag(*model_exchange.sticking_at_event);
+    loose_flag(*model_exchange.on_stiction_circle);
     real(model.stiction);
-    real(model.tangential_account);
+    real(*co_simulation.tangential_account);
     real(model.parameters.gap_dampers.d);
     real(model.parameters.gap_dampers.n);
     real(model.parameters.gap_dampers.preload);
 
     // The master's answers in the tangential plane and what they told.
-    window(model.tangential_answers.against_same[0]);
-    window(model.tangential_answers.against_same[1]);
-    window(model.tangential_answers.against_before[0]);
-    window(model.tangential_answers.against_before[1]);
-    real(model.tangential_answers.last_time);
-    nonnegative(model.tangential_answers.last_h);
-    real(model.tangential_answers.last_v);
-    real(model.tangential_answers.forces);
-    real(model.tangential_answers.rate);
-    real(model.tangential_answers.rate_before);
-    whole(model.tangential_answers.steps, 0..=3);
-    flag(model.tangential_answers.answered);
-    flag(model.tangential_answers.answered_before);
-    nonnegative(model.tangential_answers.mass);
-    flag(model.tangential_answers.holds_earlier);
-    nonnegative(model.tangential_answers.candidate);
-    flag(model.tangential_answers.candidate_holds_earlier);
-    optional(model.tangential_answers.predicted, |slip| slip.each_mut());
-    whole(model.tangential_answers.misses, 0..=3);
+    window(co_simulation.tangential_answers.against_same[0]);
+    window(co_simulation.tangential_answers.against_same[1]);
+    window(co_simulation.tangential_answers.against_before[0]);
+    window(co_simulation.tangential_answers.against_before[1]);
+    real(co_simulation.tangential_answers.last_time);
+    nonnegative(co_simulation.tangential_answers.last_h);
+    real(co_simulation.tangential_answers.last_v);
+    real(co_simulation.tangential_answers.forces);
+    real(co_simulation.tangential_answers.rate);
+    real(co_simulation.tangential_answers.rate_before);
+    whole(co_simulation.tangential_answers.steps, 0..=3);
+    flag(co_simulation.tangential_answers.answered);
+    flag(co_simulation.tangential_answers.answered_before);
+    nonnegative(co_simulation.tangential_answers.mass);
+    flag(co_simulation.tangential_answers.holds_earlier);
+    nonnegative(co_simulation.tangential_answers.candidate);
+    flag(co_simulation.tangential_answers.candidate_holds_earlier);
+    optional(co_simulation.tangential_answers.predicted, |slip| slip.each_mut());
+    whole(co_simulation.tangential_answers.misses, 0..=3);
 
     // The mass the probes take for granted, and the parameter `heldForce`.
     real(*coupling.probe_assumed_mass);
