@@ -3,7 +3,7 @@
 //! instance's fields can write and read them where it places them. Nothing but the serialized
 //! state takes this view; a step asks and tells the coupling through its methods.
 
-use super::{Correction, Coupling, Observed, Prediction, RoughAnswer, ThreeAnswers};
+use super::{Correction, Coupling, Observed, Prediction};
 
 /// Generates the view `$view` of an owner's fields for the serialized state, one mutable
 /// reference per line `name: type = place` (a path of fields in the owner), and the owner's
@@ -35,8 +35,8 @@ macro_rules! serialized_view {
 pub(crate) use serialized_view;
 
 serialized_view! {
-    /// Every field of the coupling the serialized state keeps (the contact episode's and the
-    /// candidate's flattened), for the layout to visit in its order. Not kept: `held_told`, set
+    /// Every field of the coupling the serialized state keeps (the contact episode's, the
+    /// candidate's, the rough answer's and the last answers' flattened), for the layout to visit in its order. Not kept: `held_told`, set
     /// from the parameter `heldForce` before every use, and `ignore_answers`, told before every
     /// step.
     Serialized for Coupling {
@@ -106,12 +106,15 @@ serialized_view! {
         silently_answered: f64 = silently_answered,
         late_or_next_undecided: bool = late_or_next_undecided,
         late_suspected: bool = late_suspected,
-        last_answers: ThreeAnswers = last_answers,
+        last_answers: [[f64; 4]; 3] = last_answers.answers,
+        last_answers_count: u32 = last_answers.count,
         port_work_held_back: f64 = port_work_held_back,
         a_ext_miss: f64 = a_ext_miss,
         a_ext_positions: [f64; 2] = a_ext_positions,
         a_ext_miss_position: f64 = a_ext_miss_position,
-        rough_answer: RoughAnswer = rough_answer,
+        rough_answer_mass: f64 = rough_answer.mass,
+        rough_answer_doubt: f64 = rough_answer.doubt,
+        rough_answer_force: f64 = rough_answer.force,
         unknown_answer: (f64, f64) = unknown_answer,
         passive_speed: f64 = passive_speed,
         a_free: f64 = a_free,

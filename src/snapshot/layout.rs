@@ -422,9 +422,9 @@ layout! {
     flag(*coupling.holds_next_settled);
     nonnegative(*coupling.probe_mass_floor);
     nonnegative(*coupling.a_ext_miss);
-    nonnegative(coupling.rough_answer.mass);
-    nonnegative(coupling.rough_answer.doubt);
-    real(coupling.rough_answer.force);
+    nonnegative(*coupling.rough_answer_mass);
+    nonnegative(*coupling.rough_answer_doubt);
+    real(*coupling.rough_answer_force);
     flag(*coupling.episode_a_ext_known);
     real(*coupling.unknown_answer);
     real(*coupling.spent);
@@ -497,6 +497,6 @@ layout! {
     nonnegative(*coupling.silently_answered);
     flag(*coupling.late_or_next_undecided);
     flag(*coupling.late_suspected);
-    real(coupling.last_answers.answers);
-    whole(coupling.last_answers.count, 0..=3);
+    real(*coupling.last_answers);
+    whole(*coupling.last_answers_count, 0..=3);
 }
