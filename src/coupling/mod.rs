@@ -25,9 +25,11 @@
 //! only the coupling's files touch its fields: the instance asks and tells it through methods
 //! named for what they mean (`steps.rs`: the mass and the port's energy for the outputs, the
 //! master's reads, what a step that passed its test leaves), and the serialized state reaches
-//! them through one view ([`Serialized`], `serialized.rs`). At a step start, before anything else and only
-//! while a probe's answer is due under `heldForce` = Auto, a motion that answered none of the
-//! forces a master may have held (`answers_no_force`, `probe.rs`) is prescribed from then on
+//! them through one view ([`Serialized`], `serialized.rs`).
+//!
+//! At a step start, before anything else and only while a probe's answer is due under
+//! `heldForce` = Auto, a motion that answered none of the forces a master may have held
+//! (`answers_no_force`, `probe.rs`) is prescribed from then on
 //! (`take_the_motion_as_prescribed`; the model's `notice_a_prescribed_motion`). Otherwise
 //! [`Coupling::observe`] (`observe.rs`) reads the master's answer to the last step, rule by rule
 //! in this order:
@@ -254,7 +256,8 @@ pub struct Coupling {
     spent: f64,
     /// Nothing is learned from the master's answers: the steps are the law's integral along the
     /// master's motion ([`PLAIN_STEP`]). Told by the model before each step
-    /// (`take_the_step_as_plain`); not part of the FMU state. (A prescribed motion never comes here: `model/prescribed.rs`.)
+    /// (`take_the_step_as_plain`); not part of the FMU state. (A prescribed motion never comes
+    /// here: `model/prescribed.rs`.)
     ignore_answers: bool,
     /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
     model_loss: f64,

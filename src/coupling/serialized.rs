@@ -8,7 +8,7 @@ use super::{Correction, Coupling, Observed, Prediction};
 /// Generates the view `$view` of an owner's fields for the serialized state, one mutable
 /// reference per line `name: type = place` (a path of fields in the owner), and the owner's
 /// method `serialized`, which borrows each from its place. The instance's parts
-/// (`src/model/mod.rs`) give their view the same way.
+/// (`src/model/parts.rs`) give their views the same way.
 macro_rules! serialized_view {
     (
         $(#[$doc:meta])*
@@ -36,9 +36,9 @@ pub(crate) use serialized_view;
 
 serialized_view! {
     /// Every field of the coupling the serialized state keeps (the contact episode's, the
-    /// candidate's, the rough answer's and the last answers' flattened), for the layout to visit in its order. Not kept: `held_told`, set
-    /// from the parameter `heldForce` before every use, and `ignore_answers`, told before every
-    /// step.
+    /// candidate's, the rough answer's and the last answers' flattened), for the layout to visit
+    /// in its order. Not kept: `held_told`, set from the parameter `heldForce` before every use,
+    /// and `ignore_answers`, told before every step.
     Serialized for Coupling {
         owed_s: f64 = owed_s,
         owed_v: f64 = owed_v,

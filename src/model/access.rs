@@ -271,7 +271,8 @@ impl ElastoGap {
                         (self.least_mass(), self.co_simulation.coupling.next_held());
                     let law = self.law();
                     let limits = self.substep_limits();
-                    (self.co_simulation.coupling)
+                    self.co_simulation
+                        .coupling
                         .predicted_next(&law, limits, least_mass, held)
                         .0
                 }

@@ -191,7 +191,8 @@ impl ElastoGap {
             return Err(NonFiniteStep);
         }
         if !dynamic {
-            (self.co_simulation.coupling)
+            self.co_simulation
+                .coupling
                 .take_the_prediction_along_the_motion(handed.next, kinematic_next);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
@@ -235,7 +236,9 @@ impl ElastoGap {
             law.contact_ends(),
         );
         if let Some(work) = probed_work {
-            (self.co_simulation.coupling).hold_back_the_probes_work(work, e_port_before);
+            self.co_simulation
+                .coupling
+                .hold_back_the_probes_work(work, e_port_before);
         }
         if plain {
             self.co_simulation.coupling.forget_owed();
@@ -541,7 +544,9 @@ impl ElastoGap {
         }
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
-        (self.co_simulation.coupling).count_the_tangential_ports_work(tangential.port_work);
+        self.co_simulation
+            .coupling
+            .count_the_tangential_ports_work(tangential.port_work);
     }
 
     /// The step passed its test: the instance takes the forces, the motion and the energy it
@@ -572,14 +577,8 @@ impl ElastoGap {
         self.supplied = SuppliedAccelerations::default();
         let integral = (report.integral.impulse, report.integral.dissipated);
         let (f_mean, dynamic) = (self.f_mean, report.dynamic);
-        (self.co_simulation.coupling).take_step_result(
-            h,
-            f_mean,
-            next_before,
-            model_loss,
-            dynamic,
-            integral,
-        );
+        let coupling = &mut self.co_simulation.coupling;
+        coupling.take_step_result(h, f_mean, next_before, model_loss, dynamic, integral);
         if let Some(v_rel) = report.integral.touchdown_v_rel {
             self.touchdown_speed = -v_rel;
         }

@@ -14,8 +14,8 @@
 //! - `master`: what the instance knows of the master: the force it holds, its motion now, the
 //!   mass it moves;
 //! - `do_step`: the co-simulation step: the check of the step a master asks for, what it learns
-//!   from the master, which integration it takes, the bound on the forces it hands out, its test that everything it leaves is finite,
-//!   and what it keeps;
+//!   from the master, which integration it takes, the bound on the forces it hands out, its
+//!   test that everything it leaves is finite, and what it keeps;
 //! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
 //!   or through an effective mass (dynamic);
 //! - `early_return`: a step that stops at the contact's first switch, and the switch in event

@@ -1,8 +1,8 @@
 //! The normal contact over a co-simulation step. Without a mass (`kinematic_step`) the law is
 //! integrated along the motion extrapolated from the inputs; with one (`dynamic_step`) the
 //! relative motion is integrated under the contact's own force through that mass, from where the
-//! model is (the master's motion plus what the model still owes it), and the step plans its
-//! correction and the prediction of `f_next` in the coupling as it goes (docs/coupling.md).
+//! model is (the master's motion plus what the model still owes it), and the coupling plans the
+//! correction and the prediction of `f_next` as it goes (docs/coupling.md).
 //! Either returns the [`StepEnd`] that the step's test checks before the instance takes it.
 
 use super::{ElastoGap, StepReport};
@@ -58,9 +58,10 @@ impl ElastoGap {
         }
     }
 
-    /// The step through the effective `mass`: the contact so far replayed where the mass was
-    /// newly adopted, the correction set up, the step planned ([`crate::coupling::Coupling::plan`]), the force
-    /// the master holds over it taken, and `f_next` predicted one step ahead.
+    /// The step through the effective `mass`: the coupling replays the contact so far where the
+    /// mass was newly adopted, sets up the correction, plans the step, takes the force the master
+    /// holds over it and predicts `f_next` one step ahead
+    /// ([`crate::coupling::Coupling::plan_the_dynamic_step`]).
     pub(super) fn dynamic_step<L: ContactLaw>(
         &mut self,
         law: &L,
@@ -73,11 +74,10 @@ impl ElastoGap {
         let setting = self.dynamic_setting(mass, h, settled);
         if self.co_simulation.coupling.replay_is_pending() {
             let without_a_given_mass = self.parameters.m_eff == 0.0;
-            let replayed = (self.co_simulation.coupling).replay_the_contact(
-                law,
-                &setting,
-                without_a_given_mass,
-            );
+            let replayed =
+                self.co_simulation
+                    .coupling
+                    .replay_the_contact(law, &setting, without_a_given_mass);
             if let Some((owed, e_loss_excess)) = replayed {
                 report.replayed_owed = Some(owed);
                 report.replayed_e_loss_excess = e_loss_excess;
@@ -90,7 +90,7 @@ impl ElastoGap {
             plan,
             start,
             predicted_port_work,
-        } = (self.co_simulation.coupling).plan_the_dynamic_step(
+        } = self.co_simulation.coupling.plan_the_dynamic_step(
             law,
             &setting,
             next_before,
