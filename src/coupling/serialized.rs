@@ -24,7 +24,7 @@ macro_rules! serialized_view {
         impl $owner {
             /// The view of the fields the serialized state keeps, for `src/snapshot/layout.rs`
             /// only.
-            pub fn serialized(&mut self) -> $view<'_> {
+            pub(crate) fn serialized(&mut self) -> $view<'_> {
                 $view {
                     $($name: &mut self.$($place).+,)*
                 }
