@@ -29,12 +29,7 @@ pub const HEADER_SIZE: usize = MAGIC.len() + 4;
 /// prediction is not finite (the state could not be read back).
 pub fn write(model: &ElastoGap, out: &mut [u8; SERIALIZED_SIZE]) -> Result<(), String> {
     let mut copy = model.clone();
-    let limits = copy.substep_limits();
-    let tables = copy.tables.clone();
-    let law = copy.law_with(tables.as_deref());
-    copy.tell_held_force();
-    let (least_mass, held) = (copy.least_mass(), copy.coupling.next_held());
-    let f_next = copy.coupling.make_f_next(&law, limits, least_mass, held);
+    let f_next = copy.make_f_next();
     if !f_next.is_finite() {
         return Err(format!(
             "the state's predicted f_next = {f_next} is not finite, so the state cannot be serialized; the parameters or the motion are out of the law's numeric range"
@@ -117,31 +112,20 @@ fn restore(values: &[f64; FIELD_COUNT]) -> Option<ElastoGap> {
     admitted.then_some(model)
 }
 
-/// The rules between the coupling's fields that a running instance keeps.
+/// The rules between the coupling's fields that a running instance keeps
+/// ([`crate::coupling::Coupling::keeps_its_rules`]). What a probe held back is the contact's own
+/// impulse: a force its law can give, so whether the law may pull.
 fn coupling_is_consistent(model: &ElastoGap) -> bool {
-    let c = &model.coupling;
-    // An adopted mass estimate was published first.
-    let unpublished_adopted = c.mass_estimate > 0.0 && c.last_estimate == 0.0;
-    // So was one waiting to be adopted, when it was made: adopted from a corrupt state, an
-    // unpublished one would couple the step through a mass no output shows
-    // (fuzz/deserialize_state feeds `read` such states).
-    let unpublished_candidate = c.candidate.estimate > 0.0 && c.last_estimate == 0.0;
-    // What a probe held back is the contact's own impulse: a force its law can give (a pulling
-    // rest under ElastoGap would be delivered as a pulling f_mean; fuzz/deserialize_state feeds
-    // `read` such states).
     let may_pull =
         ForceLaw::from_index(model.parameters.options.force_law).is_none_or(ForceLaw::may_pull);
-    let pulling_rest = [c.probe_rest.0, c.probe_rest_waiting.0]
-        .into_iter()
-        .any(|impulse| impulse > 0.0 && !may_pull);
-    !(unpublished_adopted || unpublished_candidate || pulling_rest)
+    model.coupling_keeps_its_rules(may_pull)
 }
 
 /// The heat port's mean flow is what a step leaves: heat only leaves the gap, and none without
 /// the heat port; it is an output from the restore on (fuzz/deserialize_state feeds `read`
 /// states that break this).
 fn heat_flow_is_a_steps(model: &ElastoGap) -> bool {
-    let q = model.q_flow_mean;
+    let q = model.heat_flow_mean();
     q <= 0.0 && (model.parameters.use_heat_port || q == 0.0)
 }
 
@@ -169,7 +153,7 @@ fn check_variables(model: &ElastoGap) -> Result<(), String> {
 /// where no motion took it (fuzz/deserialize_state feeds `read` such states).
 fn check_stiction(model: &ElastoGap) -> Result<(), String> {
     let delta = model.parameters.friction.max_stiction_deformation;
-    let [received, dissipated] = model.tangential_account;
+    let [received, dissipated] = model.tangential_port_account();
     let deformation = crate::laws::slip_speed(model.stiction);
     if deformation > delta * (1.0 + 1e-9) || dissipated < 0.0 || dissipated > received {
         return Err(

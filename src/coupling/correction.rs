@@ -53,7 +53,7 @@ pub enum Pace {
     /// Two steps: where the correction waited for the master's answer, or after the replay of a
     /// contact the master could not be told about (the bodies stepped first) with the mass it
     /// was integrated with, or of one probed without a given mass by a master that holds
-    /// `f_next` (`ElastoGap::replay_the_contact`); position and velocity are both the contact's.
+    /// `f_next` (`Coupling::replay_the_contact`); position and velocity are both the contact's.
     DeadBeat,
     /// After the replay of a contact with a newly adopted mass otherwise: the velocity the
     /// bodies should have is restored in one step (it is what their energy is made of); the

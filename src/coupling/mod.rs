@@ -21,10 +21,15 @@
 //!
 //! # The rules, and the function that holds each
 //!
-//! The coupling's state is one plain struct, [`Coupling`] (here, with the types its fields hold;
-//! `snapshot.rs` serializes it field by field). At a step start, before anything else and only
-//! while a probe's answer is due under `heldForce` = Auto, a motion that answered none of the
-//! forces a master may have held (`answers_no_force`, `probe.rs`) is prescribed from then on
+//! The coupling's state is one struct, [`Coupling`] (here, with the types its fields hold), and
+//! only the coupling's files touch its fields: the instance asks and tells it through methods
+//! named for what they mean (`steps.rs`: the mass and the port's energy for the outputs, the
+//! master's reads, what a step that passed its test leaves), and the serialized state reaches
+//! them through one view ([`Serialized`], `serialized.rs`).
+//!
+//! At a step start, before anything else and only while a probe's answer is due under
+//! `heldForce` = Auto, a motion that answered none of the forces a master may have held
+//! (`answers_no_force`, `probe.rs`) is prescribed from then on
 //! (`take_the_motion_as_prescribed`; the model's `notice_a_prescribed_motion`). Otherwise
 //! [`Coupling::observe`] (`observe.rs`) reads the master's answer to the last step, rule by rule
 //! in this order:
@@ -74,6 +79,9 @@
 //! FMU saw one; with a mass, `begin_after_missed_contact` a contact the model's last step missed
 //! (`observe.rs`). The force over the coming step:
 //!
+//! - the dynamic step (`dynamic.rs`): a contact given through a wrong mass replayed
+//!   ([`Coupling::replay_the_contact`]), the correction set up, the plan held and `f_next`
+//!   predicted one step ahead ([`Coupling::plan_the_dynamic_step`]);
 //! - the plan (`plan.rs`): [`Coupling::plan`] integrates the model and makes the held force, its
 //!   correction's shift (`correction.rs`) held to the model's energy (`energy_bounded_shift`) and
 //!   through the speed fuse (`through_the_speed_fuse`, `passivity.rs`); a contact given through a
@@ -94,6 +102,7 @@
 mod answer;
 mod bound;
 mod correction;
+mod dynamic;
 mod episode;
 mod external;
 mod floor;
@@ -105,12 +114,15 @@ mod plan;
 mod port;
 mod prediction;
 mod probe;
+mod serialized;
+mod steps;
 mod tangential;
 mod three_answers;
 
 pub use answer::{ANSWER_RANGE, STEADY_ADOPTION, UNMEASURED_DRIFT_ADOPTION};
 pub use bound::PortState;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
+pub use dynamic::{DynamicPlan, DynamicSetting};
 pub use external::Extrapolation;
 pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
 pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_FACTOR};
@@ -118,6 +130,8 @@ pub use plan::{held_over, replay, Plan};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
 pub use probe::{only_grazes, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};
+pub(crate) use serialized::serialized_view;
+pub use serialized::Serialized;
 pub use tangential::{SlipDynamics, TangentialAnswers, Told};
 pub use three_answers::ThreeAnswers;
 
@@ -139,237 +153,238 @@ pub struct Observed {
 /// start of the first step after it without one.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Episode {
-    pub open: bool,
+    open: bool,
     /// The master's motion at the start of the contact's first step.
-    pub start: Observed,
+    start: Observed,
     /// The external relative acceleration before the contact (mean of the last free step).
-    pub a_ext: f64,
+    a_ext: f64,
     /// The impulse the master applied over the contact's steps (N.s) if it held `f_mean`, and
     /// if it held the `f_next` read before each step.
-    pub impulse_if_mean: f64,
-    pub impulse_if_next: f64,
+    impulse_if_mean: f64,
+    impulse_if_next: f64,
     /// The energy the FMU reported dissipated over the window (J).
-    pub dissipated: f64,
+    dissipated: f64,
     /// The steps that held a contact impulse from the master's motion (a probe's share is not
     /// one: a contact probed over several steps is still to be replayed once its mass is known).
-    pub contact_steps: u32,
+    contact_steps: u32,
     /// Whether `a_ext` was measured (a step before the contact, or one whose force was
     /// negligible): otherwise it is taken as 0, and one answer cannot tell the mass from it.
-    pub a_ext_known: bool,
+    a_ext_known: bool,
     /// How much the external acceleration changed per step before the contact (m/s^2; 0 where
     /// fewer than two steps had measured it). An answer inside the contact allows for at least
     /// this drift per step since the contact's start: the trend of the contact's own last two
     /// steps can fall to nothing (a spring behind a body that turns) while the drift it summed
     /// stays.
-    pub a_ext_trend: f64,
+    a_ext_trend: f64,
     /// Whether `a_ext_trend` was measured (two steps before the contact measured the external
     /// acceleration): where not, the drift an answer carries is not bounded
     /// ([`crate::coupling::UNMEASURED_DRIFT_ADOPTION`]).
-    pub a_ext_trend_known: bool,
+    a_ext_trend_known: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Coupling {
     /// Model minus master, relative position and velocity, at the next step's start.
-    pub owed_s: f64,
-    pub owed_v: f64,
+    owed_s: f64,
+    owed_v: f64,
     /// The correction under way.
-    pub correction: Correction,
+    correction: Correction,
     /// The master's motion at the last step's start and the step's length; `last_h == 0` before
     /// the first step.
-    pub last: Observed,
-    pub last_h: f64,
+    last: Observed,
+    last_h: f64,
     /// The mean force the master was given for the last step (`f_mean`), and the contact's own
     /// impulse in it (without corrections).
-    pub last_force: f64,
-    pub last_contact_impulse: f64,
+    last_force: f64,
+    last_contact_impulse: f64,
     /// The energy the last step dissipated (J).
-    pub last_dissipated: f64,
+    last_dissipated: f64,
     /// `f_next` as output before the last step: what a master that steps all units at once held
     /// over it.
-    pub last_next: f64,
+    last_next: f64,
     /// Whether the master holds `f_next` (it steps all units at once) rather than `f_mean`, as
     /// told by a step where only one of them was zero; unknown until then.
-    pub master_holds_next: Option<bool>,
+    master_holds_next: Option<bool>,
     /// Whether a clear answer told it: until then any step's answer may change it, from then on
     /// only one `OVERTURN` times clearer (a master does not change its scheme; `held_force.rs`).
-    pub holds_next_settled: bool,
+    holds_next_settled: bool,
     /// The user told it (parameter `heldForce`): no answer changes it, and the port's bound
     /// counts that force's work alone. Set from the parameter before every use.
-    pub held_told: bool,
+    held_told: bool,
     /// The force the last step's bookkeeping assumed the master holds over it.
-    pub assumed_held: f64,
+    assumed_held: f64,
     /// The mass answered by a single step whose force both readings agree on; 0 if none yet.
-    pub step_estimate: f64,
+    step_estimate: f64,
     /// An estimate waiting to be adopted.
-    pub candidate: Candidate,
+    candidate: Candidate,
     /// Mean external relative accelerations of the last two steps where they could be told
     /// apart from the contact's force, newest first, with the middle instants of those steps.
-    pub a_ext_means: [f64; 2],
-    pub a_ext_times: [f64; 2],
-    pub a_ext_count: usize,
-    pub episode: Episode,
+    a_ext_means: [f64; 2],
+    a_ext_times: [f64; 2],
+    a_ext_count: usize,
+    episode: Episode,
     /// The effective mass estimated from the master's answers to the contact and adopted for
     /// the dynamic step; 0 until known.
-    pub mass_estimate: f64,
+    mass_estimate: f64,
     /// The latest estimate, adopted or not (the output `m_eff_estimate`).
-    pub last_estimate: f64,
+    last_estimate: f64,
     /// A mass was adopted since the contact episode started: the episode is replayed with it at
     /// the next step, and what the master was given wrong is corrected from there.
-    pub replay_pending: bool,
+    replay_pending: bool,
     /// The energy the master's bodies have given to the contact through the port (J, output
     /// `E_port`): the sum over the steps of the force the master held times the relative
     /// displacement it then reported. Exact for a held force, whatever the bodies are.
-    pub e_port: f64,
+    e_port: f64,
     /// `E_port` had the master held `f_next` over the steps where it is not known which force
     /// it held (equal to `e_port` over the others): taken once it is told.
-    pub e_port_if_next: f64,
+    e_port_if_next: f64,
     /// `E_port` had the master held each step's `f_mean` over the step after it (it steps every
     /// unit at once and connects `f_mean`): taken once the answers tell so.
-    pub e_port_if_late: f64,
+    e_port_if_late: f64,
     /// The answers showed that the master holds `f_mean` one step late: from then on `f_mean`
     /// is handed out as `f_next`, the force over the step the master holds it over.
-    pub mean_held_late: bool,
+    mean_held_late: bool,
     /// The passivity controller's part of the `f_next` predicted for the next step (N).
-    pub passivity_in_next: f64,
+    passivity_in_next: f64,
     /// The force the master held over the last step, as far as it is known (else `f_mean`).
-    pub last_held: f64,
+    last_held: f64,
     /// The spring energy the contact held at the start (J; a compressed start): what it may
     /// return without having received it through the port.
-    pub initial_energy: f64,
+    initial_energy: f64,
     /// What the port had received when the contact last settled (J; never below 0): the
     /// contact stored none of it then, so it was dissipated and is not the bound's to return.
-    pub spent: f64,
+    spent: f64,
     /// Nothing is learned from the master's answers: the steps are the law's integral along the
-    /// master's motion ([`PLAIN_STEP`]). Set by the model before each step; not part of the FMU
-    /// state. (A prescribed motion never comes here: `model/prescribed.rs`.)
-    pub ignore_answers: bool,
+    /// master's motion ([`PLAIN_STEP`]). Told by the model before each step
+    /// (`take_the_step_as_plain`); not part of the FMU state. (A prescribed motion never comes
+    /// here: `model/prescribed.rs`.)
+    ignore_answers: bool,
     /// The energy the model dissipated (J): what `E_loss` follows, up to what the port received.
-    pub model_loss: f64,
+    model_loss: f64,
     /// The master's relative motion as set during initialization, until the first step: a
     /// master that steps its bodies before the FMU (Gauss–Seidel, the bodies first) moves them
     /// over a step the FMU never saw, into a contact it could not answer.
-    pub initial: Option<Observed>,
+    initial: Option<Observed>,
     /// Whether an answer of the master has confirmed the mass in use (agreed with it, or given
     /// it): until then the correction takes the robust gains.
-    pub mass_confirmed: bool,
+    mass_confirmed: bool,
     /// Whether this contact episode's disagreement with the mass in use was reported already
     /// (once per episode: the log is not a per-step trace).
-    pub disagreement_reported: bool,
+    disagreement_reported: bool,
     /// The mean force predicted over the coming step, for masters that step all units at once.
-    pub f_next: Prediction,
+    f_next: Prediction,
     /// Whether the master has read `f_next`: until it does, no master can hold it, so the step
     /// leaves the prediction to the first read; from then on every step makes it.
-    pub f_next_read: bool,
+    f_next_read: bool,
     /// Whether the master has read `f_mean`: one that reads only `f_next` holds it.
-    pub f_mean_read: bool,
+    f_mean_read: bool,
     /// The correction plan after the `f_next` made last: where the master holds it, the plan
     /// goes on from there (planned anew from each step's `f_mean` instead, a master one step
     /// behind would hold the first shifts of plans never followed).
-    pub f_next_continuation: Correction,
+    f_next_continuation: Correction,
     /// The last step held a probe (no mass known): its answer tells the mass.
-    pub probe_pending: bool,
+    probe_pending: bool,
     /// Probes whose answer told nothing (a master that prescribes the motion answers no force):
     /// from [`PROBE_LIMIT`] of them on, the contact is integrated along the motion in full.
-    pub unclear_probes: u32,
+    unclear_probes: u32,
     /// The master's motion at the start of the step before the last, and the force it held over
     /// that step: where a contact opens with the master already in it, it met the contact there.
-    pub before_last: Observed,
-    pub last_held_before: f64,
+    before_last: Observed,
+    last_held_before: f64,
     /// The impulse (N.s) and dissipation (J) the probes held back, to deliver with the next step
     /// where probing ended without a mass.
-    pub probe_rest: (f64, f64),
+    probe_rest: (f64, f64),
     /// What the probes so far held back (N.s, J): delivered once probing ends without a mass,
     /// dropped where an answer tells it (the replay delivers the contact whole).
-    pub probe_rest_waiting: (f64, f64),
+    probe_rest_waiting: (f64, f64),
     /// Whether `f_next` had been read before the last step, so that a master could hold it over
     /// that step. One that reads it only from then on (cofmupy reads every output after a step,
     /// none before the first) held its own start value: no force.
-    pub next_readable: bool,
+    next_readable: bool,
     /// The least mass (kg) a probe's answer hidden in the external acceleration's change allows:
     /// it sizes the next probe ([`ProbeSizing`]); 0 before any such answer.
-    pub probe_mass_floor: f64,
+    probe_mass_floor: f64,
     /// The least mass the probes held so far take for granted (kg): the one each probe's
     /// impulse would just reverse at the speed it met. Before an answer tells more, the bound
     /// holds every later force to it ([`PortState`]); 0 before any probe.
-    pub probe_assumed_mass: f64,
+    probe_assumed_mass: f64,
     /// The last step only grazed a contact new to the master (`only_grazes`): held in full,
     /// its answer tells nothing of the bodies, and no least mass is read from it.
-    pub grazed: bool,
+    grazed: bool,
     /// The step before the last only grazed such a contact: a master one step late held that
     /// graze over the last step, nothing of the contact.
-    pub grazed_before_last: bool,
+    grazed_before_last: bool,
     /// A probe's answer showed a motion that no force moves (`answers_no_force`): the master
     /// prescribes it, and the steps are the law's integral along it from then on.
-    pub motion_prescribed: bool,
+    motion_prescribed: bool,
     /// The impulse (N.s) along the motion of the last step, where it held a probe instead: what
     /// it would have held had the motion been declared prescribed.
-    pub last_probed: Option<f64>,
+    last_probed: Option<f64>,
     /// The mean force the master was given for the step before the last: what a master that
     /// holds `f_mean` one step late (it steps all units at once and connects `f_mean`) held over
     /// the last step.
-    pub mean_before_last: f64,
+    mean_before_last: f64,
     /// Without a mass, a contact's first probe was answered by no force, as a master that holds
     /// `f_mean` one step late answers it (it held the free step's nothing): the least force (N,
     /// in size) a master holding `f_mean` or the `f_next` it read would have held over that step,
     /// which the next answer weighs (`tell_a_late_mean_by_the_probe`); 0: no answer awaited.
-    pub silently_answered: f64,
+    silently_answered: f64,
     /// With a mass: a contact's first step was answered by no force, which both a master one
     /// step late and one holding the `f_next` of nothing it read before the step give; the next
     /// answer tells them apart (`tell_a_late_mean`).
-    pub late_or_next_undecided: bool,
+    late_or_next_undecided: bool,
     /// With a mass: an answer fitted the `f_mean` handed out a step before the last clearly
     /// better than every other reading, without telling (`suspect_a_late_mean`): `f_mean` is
     /// bounded as a late master holds it too.
-    pub late_suspected: bool,
+    late_suspected: bool,
     /// Without a mass, the last three answers and the force each reading held
     /// (`tell_a_late_mean_by_three_answers`).
-    pub last_answers: ThreeAnswers,
+    last_answers: ThreeAnswers,
     /// The work the port would have received over the probing steps so far had each held the
     /// impulse along the motion instead of its probe (J): `E_port` takes it where the motion turns
     /// out prescribed.
-    pub port_work_held_back: f64,
+    port_work_held_back: f64,
     /// How far the newest mean external acceleration lay from the linear extrapolation of the
     /// two before it (m/s^2; 0 until three are known).
-    pub a_ext_miss: f64,
+    a_ext_miss: f64,
     /// The mean relative positions over the steps of the last two means (m, newest first).
-    pub a_ext_positions: [f64; 2],
+    a_ext_positions: [f64; 2],
     /// How far the newest mean lay from the external acceleration linear in the position through
     /// the two before it (m/s^2; 0 until three are known).
-    pub a_ext_miss_position: f64,
+    a_ext_miss_position: f64,
     /// A probe's answer read through a changing external acceleration, waiting for a larger
     /// probe to confirm it.
-    pub rough_answer: RoughAnswer,
+    rough_answer: RoughAnswer,
     /// An answer given while no external acceleration was known: its force and the velocity
     /// change per second it caused, waiting for a second answer to a different force that tells
     /// the mass and the acceleration together (force 0: none).
-    pub unknown_answer: (f64, f64),
+    unknown_answer: (f64, f64),
     /// The fastest relative speed (m/s) at a step start while the port had returned nothing
     /// beyond what it received, and the external acceleration of the last step the master held
     /// no force over (m/s^2): the speed fuse's scale and prediction.
-    pub passive_speed: f64,
-    pub a_free: f64,
+    passive_speed: f64,
+    a_free: f64,
     /// Whether `a_free` was measured.
-    pub a_free_known: bool,
+    a_free_known: bool,
     /// A force the port's bound cut only for want of knowing which force the master holds, to be
     /// reported; whether the user was told to say which (`heldForce`).
-    pub cut_unread: bool,
-    pub told_which_force_to_name: bool,
+    cut_unread: bool,
+    told_which_force_to_name: bool,
     /// The largest acceleration by which the master's displacement over a step missed the one
     /// `a_free` and the mass predicted for the force held, over that step's speed (1/s): how far
     /// the bodies may move from the port bound's prediction ([`PortState`]).
-    pub a_doubt: f64,
+    a_doubt: f64,
 }
 
 /// A mass estimate waiting for a free step that shows the external acceleration steady.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Candidate {
     /// 0: none.
-    pub estimate: f64,
-    pub a_ext_before: f64,
+    estimate: f64,
+    a_ext_before: f64,
     /// The contact window's length (s) and the velocity change it answered with (m/s).
-    pub duration: f64,
-    pub answered: f64,
+    duration: f64,
+    answered: f64,
 }
 
 /// What `observe` learned at a step start.

@@ -13,11 +13,11 @@ use crate::step::{integrate_step, Motion, SubstepLimits};
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RoughAnswer {
     /// kg; 0: none.
-    pub mass: f64,
+    pub(super) mass: f64,
     /// The relative doubt of `mass`.
-    pub doubt: f64,
+    pub(super) doubt: f64,
     /// The probe's force (N).
-    pub force: f64,
+    pub(super) force: f64,
 }
 
 /// How many times larger than a rough answer's probe the one that confirms it must be.

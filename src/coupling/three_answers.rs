@@ -21,9 +21,9 @@ enum Reading {
 /// (N) each [`Reading`] held over it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ThreeAnswers {
-    pub answers: [[f64; 4]; 3],
+    pub(super) answers: [[f64; 4]; 3],
     /// How many answers are kept, up to 3.
-    pub count: u32,
+    pub(super) count: u32,
 }
 
 impl ThreeAnswers {

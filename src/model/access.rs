@@ -73,7 +73,7 @@ impl ElastoGap {
             Var::FTxMean | Var::FTyMean => {
                 let axis = usize::from(var == Var::FTyMean);
                 match self.interface {
-                    Interface::CoSimulation => self.f_t_mean[axis],
+                    Interface::CoSimulation => self.co_simulation.f_t_mean[axis],
                     Interface::ModelExchange => self.tangential_force(&forces()).f_t[axis],
                 }
             }
@@ -81,26 +81,30 @@ impl ElastoGap {
             Var::SRel => motion().s,
             Var::VRel => motion().v,
             Var::Contact => f64::from(u8::from(match self.interface {
-                Interface::CoSimulation => self.contact_latch.unwrap_or_else(|| forces().contact),
+                Interface::CoSimulation => self
+                    .co_simulation
+                    .contact_latch
+                    .unwrap_or_else(|| forces().contact),
                 Interface::ModelExchange => self.contact_at_event,
             })),
             Var::LossPower | Var::DerELoss => forces().loss_power,
             Var::HeatPortQFlow => match self.interface {
-                Interface::CoSimulation => self.q_flow_mean,
+                Interface::CoSimulation => self.co_simulation.q_flow_mean,
                 Interface::ModelExchange => self.heat_flow(forces().loss_power),
             },
             Var::FMean => self.f_mean,
             Var::FNext => self.f_next_value(),
-            Var::MEffEstimate => self.coupling.last_estimate,
+            Var::MEffEstimate => self.co_simulation.coupling.latest_estimate(),
             Var::ELoss => self.e_loss,
             Var::XiX => self.stiction[0],
             Var::XiY => self.stiction[1],
             Var::DerXiX => self.stiction_rate()[0],
             Var::DerXiY => self.stiction_rate()[1],
             Var::EPort => match self.interface {
-                Interface::CoSimulation => self.coupling.e_port,
+                Interface::CoSimulation => self.co_simulation.coupling.port_energy(),
                 Interface::ModelExchange => {
-                    self.e_loss + spring_work(&self.law(), self.port_origin, motion().s)
+                    self.e_loss
+                        + spring_work(&self.law(), self.model_exchange.port_origin, motion().s)
                 }
             },
             Var::FC => forces().f_c,
@@ -113,18 +117,30 @@ impl ElastoGap {
     pub fn read(&mut self, var: Var) -> f64 {
         self.evaluate_inputs_now();
         if var == Var::FMean && self.interface == Interface::CoSimulation {
-            self.coupling.f_mean_read = true;
+            self.co_simulation
+                .coupling
+                .note_that_the_master_reads_the_mean();
         }
         if var == Var::FNext && self.interface == Interface::CoSimulation {
-            self.tell_held_force();
-            let limits = self.substep_limits();
-            let tables = self.tables.clone();
-            let law = self.law_with(tables.as_deref());
-            let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
-            self.coupling.make_f_next(&law, limits, least_mass, held);
-            self.coupling.f_next_read = true;
+            self.make_f_next();
+            self.co_simulation
+                .coupling
+                .note_that_the_master_reads_next();
         }
         self.value(var)
+    }
+
+    /// Makes the prediction of `f_next` where it is still to be made, and keeps it; returns it.
+    #[inline]
+    pub(crate) fn make_f_next(&mut self) -> f64 {
+        self.tell_held_force();
+        let limits = self.substep_limits();
+        let tables = self.tables.clone();
+        let law = self.law_with(tables.as_deref());
+        let (least_mass, held) = (self.least_mass(), self.co_simulation.coupling.next_held());
+        self.co_simulation
+            .coupling
+            .make_f_next(&law, limits, least_mass, held)
     }
 
     /// Sets a parameter or input; the caller has checked causality and variability. Integers and
@@ -135,7 +151,7 @@ impl ElastoGap {
             var,
             Var::FlangeAS | Var::FlangeAV | Var::FlangeBS | Var::FlangeBV
         ) {
-            self.end_of_step = None;
+            self.co_simulation.end_of_step = None;
             self.inputs_set = true;
         }
     }
@@ -243,16 +259,20 @@ impl ElastoGap {
         match self.interface {
             // Before the first step there is no step length to predict over: the force now
             // is the best a master that steps all units at once can hold over its first step.
-            Interface::CoSimulation if self.coupling.last_h == 0.0 => self.forces().f,
+            Interface::CoSimulation if self.co_simulation.coupling.last_step_length() == 0.0 => {
+                self.forces().f
+            }
             // Made, it was bounded then, against a port that stays as it is until the next
             // step (read back through the bound, it is the same bit for bit).
-            Interface::CoSimulation => match self.coupling.f_next {
+            Interface::CoSimulation => match *self.co_simulation.coupling.f_next() {
                 Prediction::Known(force) => force,
                 _ => {
-                    let (least_mass, held) = (self.least_mass(), self.coupling.next_held());
+                    let (least_mass, held) =
+                        (self.least_mass(), self.co_simulation.coupling.next_held());
                     let law = self.law();
                     let limits = self.substep_limits();
-                    (self.coupling)
+                    self.co_simulation
+                        .coupling
                         .predicted_next(&law, limits, least_mass, held)
                         .0
                 }

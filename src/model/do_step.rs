@@ -1,4 +1,5 @@
-//! The co-simulation step (`do_step`): what it learns from the master's motion at its start
+//! The co-simulation step: the check of the step a master asks for (`check_step`), then
+//! `do_step`: what it learns from the master's motion at its start
 //! (the mass its answers tell, whether a contact has settled), which integration of the normal
 //! contact it takes (`normal_step`), the one bound on every force it hands out
 //! (`coupling::bound`), the tangential force's step, the energy it reports (`E_loss`), and its
@@ -10,13 +11,11 @@
 //! `#[inline(always)]`: they are one function's steps, and compile as one.
 
 use super::normal_step::StepEnd;
-use super::{ElastoGap, NonFiniteStep, StepReport, SuppliedAccelerations};
+use super::{ElastoGap, NonFiniteStep, Number, StepReport, SuppliedAccelerations};
 use crate::coupling::{
-    only_grazes, Correction, Observed, Pace, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
+    only_grazes, Observed, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
 };
-use crate::laws::{
-    distance_outside, spring_work, ContactLaw, PlaneForce, Tangential, TangentialStep,
-};
+use crate::laws::{distance_outside, ContactLaw, PlaneForce, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
 /// The largest mean over a step that the step's test lets through as `|integral| <= h *
@@ -43,6 +42,53 @@ fn all_finite<const N: usize>(values: [f64; N]) -> bool {
 }
 
 impl ElastoGap {
+    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
+    /// master's rounding) and ends at a later one.
+    #[inline]
+    pub fn check_step(&self, current_time: f64, h: f64) -> Result<(), String> {
+        // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
+        // to a longer sequence of integer ones (a floating-point class test).
+        if !(h > 0.0 && h * 0.0 == 0.0) {
+            return Err(format!(
+                "communicationStepSize = {} must be a finite number > 0",
+                Number(h)
+            ));
+        }
+        let time = self.time;
+        // Masters compute their time grid differently (t0 + k*h against a running sum), so the
+        // comparison allows a relative rounding slack, but never as much as half the last step:
+        // a larger one would let the step restart at the previous step's start, leaving the
+        // acceleration estimate a zero time difference to divide by.
+        if current_time != time && !self.within_slack(current_time, h) {
+            return Err(format!(
+                "currentCommunicationPoint = {} is not the FMU's time {}",
+                Number(current_time),
+                Number(time)
+            ));
+        }
+        let end = current_time + h;
+        if !(end.is_finite() && end > current_time) {
+            return Err(format!(
+                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
+                Number(h),
+                Number(current_time)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
+    fn within_slack(&self, current_time: f64, h: f64) -> bool {
+        let time = self.time;
+        let last_step = if self.co_simulation.last_step_size > 0.0 {
+            self.co_simulation.last_step_size
+        } else {
+            h
+        };
+        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
+        current_time.is_finite() && (current_time - time).abs() <= slack
+    }
+
     /// Advances from `self.time` by `h`: with an effective mass, the relative motion is integrated
     /// under the contact's own force ([`crate::coupling`]); without one, the law is integrated
     /// along the motion extrapolated from the inputs.
@@ -55,11 +101,11 @@ impl ElastoGap {
     /// loop keeps one (it is larger than the step's own state).
     pub fn do_step(&mut self, h: f64, report: &mut StepReport) -> Result<(), NonFiniteStep> {
         self.evaluate_inputs_now();
-        self.contact_latch = None;
+        self.co_simulation.contact_latch = None;
         // A reference count, not a copy of the tables: the step allocates nothing.
         let tables = self.tables.clone();
         let law = self.law_with(tables.as_deref());
-        if !self.prescribed() && self.coupling.probe_pending {
+        if !self.prescribed() && self.co_simulation.coupling.probe_is_due() {
             report.prescribed_motion_found =
                 crate::with_law!(&law, law => self.notice_a_prescribed_motion(law));
         }
@@ -84,17 +130,19 @@ impl ElastoGap {
         // the slip's mass): taken only if the step is, as a refused step and its retry must not
         // answer twice. Copied only then, as they are a thousand bytes.
         let mut tangential_answers = match self.tangential() {
-            Tangential::Friction(_) => Some(self.tangential_answers),
+            Tangential::Friction(_) => Some(self.co_simulation.tangential_answers),
             _ => None,
         };
         if let Some(answers) = tangential_answers.as_mut() {
             let v_s = self.parameters.friction.v_s;
             report.tangential_told = answers.observe(at_start.time, self.inputs.v_t, v_s);
         }
-        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
-        // what to put back if the step is refused. The kinematic step leaves the coupling alone.
         let dynamic_mass = self.effective_mass().filter(|_| !at_start.plain);
-        let planned_over = dynamic_mass.map(|_| self.coupling);
+        let dynamic = dynamic_mass.is_some();
+        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
+        // the coupling before the plan is what to put back if the step is refused. The kinematic
+        // step leaves the coupling alone.
+        let before_the_plan = dynamic_mass.map(|_| self.co_simulation.coupling);
         let step_end = match dynamic_mass {
             Some(mass) => {
                 let (next_before, settled) = (at_start.next_before, at_start.settled);
@@ -109,17 +157,18 @@ impl ElastoGap {
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
         // Along the motion (no mass), f_next is the law's integral from the step's end.
-        let h_next = self.next_step.unwrap_or(h);
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
         let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
-        let along = planned_over.is_none().then_some(&kinematic_next);
+        let along = (!dynamic).then_some(&kinematic_next);
         let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
         let with_a_mass = self.effective_mass().is_some();
         report.cut_for_want_of_a_reading = self
+            .co_simulation
             .coupling
             .report_a_cut_for_want_of_a_reading(with_a_mass);
         let answers = tangential_answers
             .as_ref()
-            .unwrap_or(&self.tangential_answers);
+            .unwrap_or(&self.co_simulation.tangential_answers);
         let limits = at_start.limits;
         let tangential = self.tangential_step(law, &step_end, h, limits, report, answers);
         report.friction_energy = tangential.dissipated;
@@ -130,23 +179,21 @@ impl ElastoGap {
         // infinite `lossPower` (`f_d` near the largest double times `v_rel`). The step waits on
         // this test, so what is known early is tested apart from the integrals, which come last.
         let end_finite = self.end_is_finite(law, step_end.end, &tangential, handed.next)
-            && self.coupling.last_estimate.is_finite();
+            && self.co_simulation.coupling.latest_estimate().is_finite();
         let integrals_finite = leaves_finite_means(h, impulse, dissipated, &tangential)
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && account.e_loss.is_finite()
             && account.received.is_finite();
         if !(end_finite & integrals_finite) {
-            if let Some(coupling) = planned_over {
-                self.coupling = coupling;
+            if let Some(coupling) = before_the_plan {
+                self.co_simulation.coupling = coupling;
             }
             return Err(NonFiniteStep);
         }
-        if planned_over.is_none() {
-            self.coupling.f_next = if self.coupling.f_next_read {
-                Prediction::Known(handed.next)
-            } else {
-                kinematic_next
-            };
+        if !dynamic {
+            self.co_simulation
+                .coupling
+                .take_the_prediction_along_the_motion(handed.next, kinematic_next);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
@@ -169,37 +216,32 @@ impl ElastoGap {
         let observed = self.observed();
         // The port's work over a probe's step had the impulse along the motion been held, and
         // what the port counts for it below.
-        let probed_work = (self.coupling.last_probed)
-            .map(|impulse| impulse / self.coupling.last_h * (observed.s - self.coupling.last.s));
-        let e_port_before = self.coupling.e_port;
+        let probed_work = self
+            .co_simulation
+            .coupling
+            .work_along_the_probed_motion(observed);
+        let e_port_before = self.co_simulation.coupling.port_energy();
         self.tell_held_force();
-        if self.coupling.last_h == 0.0 {
-            self.count_initial_energy(law, observed);
-        }
         let limits = self.substep_limits();
-        let initial = self.coupling.initial.take();
-        if let Some(initial) = initial {
-            self.coupling
-                .begin_after_unseen_step(law, initial, observed, h, limits);
-        }
-        if self.effective_mass().is_some() {
-            self.coupling
-                .begin_after_missed_contact(law, observed, limits);
-        }
+        let initial = self.take_in_what_came_before(law, observed, h, limits);
         let duration = match self.effective_mass() {
             Some(mass) => self.contact_duration(law, mass, observed.v),
             None => 0.0,
         };
         let plain = h <= PLAIN_STEP * duration;
-        self.coupling.ignore_answers = plain;
-        let learned = self
-            .coupling
-            .observe(observed, self.effective_mass(), law.contact_ends());
+        self.co_simulation.coupling.take_the_step_as_plain(plain);
+        let learned = self.co_simulation.coupling.observe(
+            observed,
+            self.effective_mass(),
+            law.contact_ends(),
+        );
         if let Some(work) = probed_work {
-            self.coupling.port_work_held_back += work - (self.coupling.e_port - e_port_before);
+            self.co_simulation
+                .coupling
+                .hold_back_the_probes_work(work, e_port_before);
         }
         if plain {
-            self.coupling.forget_owed();
+            self.co_simulation.coupling.forget_owed();
         }
         report.mass_disagreement = learned.disagreement;
         report.late_mean_found = learned.late_mean;
@@ -211,23 +253,25 @@ impl ElastoGap {
         // for, so there E_loss stays the model's.
         let one_sided = law.contact_ends().0.is_none();
         // A plain step's E_loss is the law's integral along the motion, settled or not.
-        let settled = one_sided && !plain && self.coupling.is_settled(law, observed, h);
+        let settled =
+            one_sided && !plain && self.co_simulation.coupling.is_settled(law, observed, h);
         if settled {
-            self.coupling.settle_port();
+            self.co_simulation.coupling.settle_port();
         }
         // What a master that steps all units at once holds over this step: the f_next it read.
         let least_mass = self.least_mass();
-        let next_before = if self.coupling.f_next_read {
-            let held = self.coupling.next_held();
-            Some(self.coupling.make_f_next(law, limits, least_mass, held))
+        let next_before = if self.co_simulation.coupling.master_reads_next() {
+            let held = self.co_simulation.coupling.next_held();
+            Some(
+                self.co_simulation
+                    .coupling
+                    .make_f_next(law, limits, least_mass, held),
+            )
         } else {
             None
         };
         report.new_estimate = learned.new_estimate;
-        report.approach_speed = match self.coupling.episode.start.v.abs() {
-            0.0 => self.coupling.passive_speed,
-            speed => speed,
-        };
+        report.approach_speed = self.co_simulation.coupling.approach_speed();
         StepStart {
             time,
             limits,
@@ -240,18 +284,31 @@ impl ElastoGap {
         }
     }
 
-    /// The spring energy the contact holds where the master starts it: returned without having
-    /// come through the port.
+    /// Before the first step: the spring energy the contact holds where the master starts it, and
+    /// a step the master's bodies took before the FMU saw one (returns the master's motion at
+    /// the end of initialization, if it set one); with a mass, a contact the model's last step
+    /// missed.
     #[inline(always)]
-    fn count_initial_energy<L: ContactLaw>(&mut self, law: &L, observed: Observed) {
-        let start = self.coupling.initial.unwrap_or(observed).s;
-        let upper = law.contact_ends().1;
-        let stored = spring_work(law, upper.max(start), start);
-        self.coupling.initial_energy = if stored.is_finite() {
-            stored.max(0.0)
-        } else {
-            0.0
-        };
+    fn take_in_what_came_before<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        observed: Observed,
+        h: f64,
+        limits: SubstepLimits,
+    ) -> Option<Observed> {
+        let with_a_mass = self.effective_mass().is_some();
+        let coupling = &mut self.co_simulation.coupling;
+        if coupling.last_step_length() == 0.0 {
+            coupling.count_initial_energy(law, observed);
+        }
+        let initial = coupling.take_the_initial_motion();
+        if let Some(initial) = initial {
+            coupling.begin_after_unseen_step(law, initial, observed, h, limits);
+        }
+        if with_a_mass {
+            coupling.begin_after_missed_contact(law, observed, limits);
+        }
+        initial
     }
 
     /// The step without a mass: the law along the motion. A step with contact holds a probe (a
@@ -272,53 +329,51 @@ impl ElastoGap {
         let start = at_start
             .initial
             .map_or(step_end.start.s, |initial| initial.s);
-        let compressed_start = self.coupling.last_h == 0.0
+        let compressed_start = self.co_simulation.coupling.last_step_length() == 0.0
             && distance_outside(law.contact_ends(), start) < 0.0
-            && !self.coupling.replay_pending;
+            && !self.co_simulation.coupling.replay_is_pending();
         // A probe of a contact that began at the very end of the last step may have been
         // too small for an answer; one this step's probe dwarfs leaves it new.
-        let held_before = self
-            .coupling
-            .last_force
-            .abs()
-            .max(self.coupling.last_next.abs());
+        let held_before = self.co_simulation.coupling.largest_force_held_before();
         // Compared as impulses: a division by h here would wait for the integration
         // on every kinematic step.
         let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
         // A contact the last step only grazed, and held in full, is still new.
-        let unheld = held_before == 0.0 || held_before * h < dwarfed || self.coupling.grazed;
+        let unheld = held_before == 0.0
+            || held_before * h < dwarfed
+            || self.co_simulation.coupling.grazed_last();
         let new_contact = unheld && !compressed_start;
-        let fresh = !at_start.plain && self.coupling.probing(true) && !self.coupling.probe_pending;
+        let fresh = !at_start.plain
+            && self.co_simulation.coupling.probing(true)
+            && !self.co_simulation.coupling.probe_is_due();
         let impulse = report.integral.impulse;
         report.grazed = fresh
             && impulse != 0.0
             && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
-        self.coupling.grazed_before_last = self.coupling.grazed;
-        self.coupling.grazed = report.grazed;
+        self.co_simulation.coupling.note_the_graze(report.grazed);
         let probe = !at_start.plain
-            && self.coupling.probing(new_contact)
+            && self.co_simulation.coupling.probing(new_contact)
             && impulse != 0.0
             && !report.grazed;
         let full = (report.integral.impulse, report.integral.dissipated);
         let share = probe
             .then(|| {
                 let speed = step_end.start.v.abs();
-                self.coupling
+                self.co_simulation
+                    .coupling
                     .hold_probe(full, at_start.next_before, speed, h)
             })
             .flatten();
-        self.coupling.last_probed = share.map(|_| full.0);
-        if share.is_none() {
-            self.coupling.port_work_held_back = 0.0;
-        }
+        let (impulse, dissipated) = self
+            .co_simulation
+            .coupling
+            .note_the_probe_held(share, full.0);
         if let Some(share) = share {
             report.integral.impulse *= share;
             report.integral.dissipated *= share;
         }
-        let (impulse, dissipated) = std::mem::take(&mut self.coupling.probe_rest);
         report.integral.impulse += impulse;
         report.integral.dissipated += dissipated;
-        self.coupling.probe_pending |= share.is_some();
         step_end
     }
 
@@ -338,9 +393,14 @@ impl ElastoGap {
             h,
             probe: (!at_start.plain
                 && self
+                    .co_simulation
                     .coupling
                     .probing(report.integral.substeps == 0 || report.grazed))
-            .then(|| self.coupling.probe_sizing(step_end.end.v.abs(), h)),
+            .then(|| {
+                self.co_simulation
+                    .coupling
+                    .probe_sizing(step_end.end.v.abs(), h)
+            }),
         }
     }
 
@@ -364,30 +424,38 @@ impl ElastoGap {
             .planned_f_mean
             .unwrap_or(report.integral.impulse / h);
         let f_mean = self
+            .co_simulation
             .coupling
             .bound_noting_the_reading(planned, h, least_mass, None);
-        let f_mean = self.coupling.bound_as_if_late(f_mean, h, least_mass);
+        let f_mean = self
+            .co_simulation
+            .coupling
+            .bound_as_if_late(f_mean, h, least_mass);
         if f_mean != planned {
             // What the bound cut was owed by a position the master cannot reach without energy
             // the port never received: from here the correction restores the velocity only.
-            self.coupling.correction.pace = Pace::VelocityFirst;
+            self.co_simulation.coupling.restore_the_velocity_first();
         }
         // Only a master that steps all units at once holds f_next: over this step it held the
         // one it read before it, or, where it read none, nothing.
         let held_now = at_start.next_before.unwrap_or(0.0);
-        let next = if self.coupling.f_next_read {
+        let next = if self.co_simulation.coupling.master_reads_next() {
             match kinematic_next {
-                None => self.coupling.make_f_next(law, limits, least_mass, held_now),
+                None => self
+                    .co_simulation
+                    .coupling
+                    .make_f_next(law, limits, least_mass, held_now),
                 Some(kinematic_next) => {
                     let (force, probes) = kinematic_next.force(law, limits);
-                    let h_next = self.next_step.unwrap_or(h);
-                    let force = self.coupling.bound_noting_the_reading(
+                    let h_next = self.co_simulation.next_step.unwrap_or(h);
+                    let force = self.co_simulation.coupling.bound_noting_the_reading(
                         force,
                         h_next,
                         least_mass,
                         Some(held_now),
                     );
-                    self.coupling
+                    self.co_simulation
+                        .coupling
                         .note_probe_in_next(kinematic_next, probes, force);
                     force
                 }
@@ -397,7 +465,7 @@ impl ElastoGap {
         };
         // A master found to hold f_mean a step late, or perhaps (the f_next it reads besides it
         // holds this one), is handed in it the force for that step.
-        let f_mean = if self.coupling.may_hold_the_mean_late() {
+        let f_mean = if self.co_simulation.coupling.may_hold_the_mean_late() {
             next
         } else {
             f_mean
@@ -416,12 +484,15 @@ impl ElastoGap {
     ) -> EnergyAccount {
         let dissipated = report.integral.dissipated;
         // What the model dissipated, less what a replay with an adopted mass took back of it.
-        let model_loss = self.coupling.model_loss + dissipated - report.replayed_e_loss_excess;
+        let model_loss =
+            self.co_simulation.coupling.model_loss() + dissipated - report.replayed_e_loss_excess;
         // With a mass, E_loss never runs ahead of what the port has received (the bodies' answer
         // to a contact integrated through a wrong mass can return energy the model took as
         // dissipated): it follows the model up to there, and never falls. Along the motion (no
         // mass) it is the law's integral, as the master's motion did not answer it.
-        let received = self.coupling.e_port + tangential.port_work + self.coupling.initial_energy;
+        let received = self.co_simulation.coupling.port_energy()
+            + tangential.port_work
+            + self.co_simulation.coupling.initial_energy();
         // The port's energy lags the step just taken (the master reports its positions at the
         // next step): while a contact is reported, the model's prediction of that step's work
         // counts too, so that E_loss does not wait a step behind the bodies.
@@ -457,18 +528,25 @@ impl ElastoGap {
         tangential: &TangentialStep,
         tangential_answers: Option<TangentialAnswers>,
     ) {
-        self.f_t_mean = tangential.impulse.map(|component| component / h);
+        self.co_simulation.f_t_mean = tangential.impulse.map(|component| component / h);
         self.stiction = tangential.deformation;
-        self.tangential_account = tangential.account;
+        self.co_simulation.tangential_account = tangential.account;
         let predicted = tangential.predicted_slip;
         if let Some(mut answers) = tangential_answers {
-            answers.record(time, h, self.inputs.v_t, self.f_t_mean, predicted);
-            self.tangential_answers = answers;
+            answers.record(
+                time,
+                h,
+                self.inputs.v_t,
+                self.co_simulation.f_t_mean,
+                predicted,
+            );
+            self.co_simulation.tangential_answers = answers;
         }
         // The tangential port: the master holds f_t_mean along the v_t it set, so the tangential
         // force's work over the step is what that port received.
-        self.coupling.e_port += tangential.port_work;
-        self.coupling.e_port_if_next += tangential.port_work;
+        self.co_simulation
+            .coupling
+            .count_the_tangential_ports_work(tangential.port_work);
     }
 
     /// The step passed its test: the instance takes the forces, the motion and the energy it
@@ -485,46 +563,27 @@ impl ElastoGap {
     ) {
         let (time, next_before) = (at_start.time, at_start.next_before);
         self.f_mean = handed.f_mean;
-        self.end_of_step = Some(step_end.end);
+        self.co_simulation.end_of_step = Some(step_end.end);
         // Settled, the model's account takes up what the port received too.
-        self.coupling.model_loss = if account.settled_through {
+        let model_loss = if account.settled_through {
             account.model_loss.max(account.received)
         } else {
             account.model_loss
         };
         let reported = account.e_loss - self.e_loss;
         self.e_loss = account.e_loss;
-        self.q_flow_mean = self.heat_flow(reported / h);
+        self.co_simulation.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = SuppliedAccelerations::default();
-        self.coupling.last_h = h;
-        self.coupling.mean_before_last = self.coupling.last_force;
-        self.coupling.last_force = self.f_mean;
-        // Unread, f_next was held by no master: the step then tells nothing about which force
-        // the master holds, as when the two are equal.
-        self.coupling.last_next = next_before.unwrap_or(self.f_mean);
-        self.coupling.next_readable = next_before.is_some();
-        // The dynamic step decides the force it assumes held itself, with its correction plan.
-        if !report.dynamic {
-            self.coupling.assumed_held = match (self.coupling.master_holds_next, next_before) {
-                (Some(true), Some(next)) => next,
-                _ => self.f_mean,
-            };
-            self.coupling.owed_s = 0.0;
-            self.coupling.owed_v = 0.0;
-            // Reset only where a dynamic step left a plan: rewriting the default plan on every
-            // kinematic step would stall it on the plan's count.
-            if self.coupling.correction != Correction::default() {
-                self.coupling.correction = Correction::default();
-            }
-        }
-        self.coupling.last_contact_impulse = report.integral.impulse;
-        self.coupling.last_dissipated = report.integral.dissipated;
+        let integral = (report.integral.impulse, report.integral.dissipated);
+        let (f_mean, dynamic) = (self.f_mean, report.dynamic);
+        let coupling = &mut self.co_simulation.coupling;
+        coupling.take_step_result(h, f_mean, next_before, model_loss, dynamic, integral);
         if let Some(v_rel) = report.integral.touchdown_v_rel {
             self.touchdown_speed = -v_rel;
         }
         self.time = time + h;
-        self.last_step_size = h;
+        self.co_simulation.last_step_size = h;
     }
 
     /// Whether every output the step leaves at its end is finite: a finite `f` can still come

@@ -55,23 +55,23 @@ impl ElastoGap {
         start: &mut ElastoGap,
         report: &mut StepReport,
     ) -> Result<Option<Switch>, NonFiniteStep> {
-        let resuming = self.contact_latch.is_some();
-        if !resuming || self.grid_step <= 0.0 {
-            self.grid_step = h;
+        let resuming = self.co_simulation.contact_latch.is_some();
+        if !resuming || self.co_simulation.grid_step <= 0.0 {
+            self.co_simulation.grid_step = h;
         }
         start.clone_from(self);
         // A master that resumes after an early return goes on to its regular step after this one.
-        self.next_step = resuming.then_some(self.grid_step);
+        self.co_simulation.next_step = resuming.then_some(self.co_simulation.grid_step);
         let whole = self.do_step(h, report);
-        self.next_step = None;
+        self.co_simulation.next_step = None;
         whole?;
         // A master told of a touch-down resumes with its bodies a hair short of it (they moved
         // under the force held, not the model's). One that holds `f_next` would hold the
         // prediction for the rest of the step over an instant, were the step to stop there
         // again; `f_mean` is the mean over the instant.
-        let holds_next = self.coupling.master_holds_next == Some(true);
+        let holds_next = self.co_simulation.coupling.master_holds_next() == Some(true);
         let again = if resuming && holds_next {
-            TOUCH_DOWN_AGAIN * self.contact_time.duration
+            TOUCH_DOWN_AGAIN * self.co_simulation.contact_time.duration
         } else {
             0.0
         };
@@ -82,16 +82,16 @@ impl ElastoGap {
             self.clone_from(start);
             *report = StepReport::default();
             // From the switch, the master goes on to the end of the step it asked for.
-            self.next_step = Some(h - switch.tau);
+            self.co_simulation.next_step = Some(h - switch.tau);
             let cut = self.do_step(switch.tau, report);
-            self.next_step = None;
+            self.co_simulation.next_step = None;
             cut?;
             match self.first_switch_inside(switch.tau, report, again) {
                 Some(earlier) => switch = earlier,
                 None => break,
             }
         }
-        self.contact_latch = Some(!switch.entering);
+        self.co_simulation.contact_latch = Some(!switch.entering);
         Ok(Some(switch))
     }
 
@@ -116,9 +116,9 @@ impl ElastoGap {
     /// Co-simulation in event mode: the switch the last step stopped at takes effect (`contact`
     /// reads its value after the switch). Returns whether `contact` changed.
     pub fn take_switch(&mut self) -> bool {
-        match self.contact_latch {
+        match self.co_simulation.contact_latch {
             Some(before) => {
-                self.contact_latch = Some(!before);
+                self.co_simulation.contact_latch = Some(!before);
                 true
             }
             None => false,
@@ -191,10 +191,10 @@ mod tests {
             let switch = stopping.do_step_to_switch(0.01, &mut start, &mut b);
             assert_eq!(switch, Ok(None));
             // The step asked for is remembered as the master's regular one; all else is the same.
-            assert_eq!(stopping.grid_step, 0.01);
-            stopping.grid_step = plain.grid_step;
+            assert_eq!(stopping.co_simulation.grid_step, 0.01);
+            stopping.co_simulation.grid_step = plain.co_simulation.grid_step;
             assert_eq!(plain, stopping);
-            assert_eq!(stopping.contact_latch, None);
+            assert_eq!(stopping.co_simulation.contact_latch, None);
         }
     }
 

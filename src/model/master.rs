@@ -14,8 +14,8 @@ impl ElastoGap {
     pub fn effective_mass(&self) -> Option<f64> {
         if self.prescribed() {
             None
-        } else if self.coupling.mass_estimate > 0.0 {
-            Some(self.coupling.mass_estimate)
+        } else if let Some(mass) = self.co_simulation.coupling.adopted_mass() {
+            Some(mass)
         } else if self.parameters.m_eff > 0.0 {
             Some(self.parameters.m_eff)
         } else {
@@ -31,11 +31,7 @@ impl ElastoGap {
             3 => Some(true),
             _ => None,
         };
-        self.coupling.held_told = told.is_some();
-        if told.is_some() {
-            self.coupling.master_holds_next = told;
-            self.coupling.holds_next_settled = true;
-        }
+        self.co_simulation.coupling.tell_the_held_force(told);
     }
 
     /// The master prescribes the motion: the user said so (`heldForce` = None), or, left to the
@@ -44,7 +40,8 @@ impl ElastoGap {
     /// integral along the motion.
     pub fn prescribed(&self) -> bool {
         self.parameters.held_force == 4
-            || (self.parameters.held_force == 1 && self.coupling.motion_prescribed)
+            || (self.parameters.held_force == 1
+                && self.co_simulation.coupling.motion_is_prescribed())
     }
 
     /// Left to tell which force the master holds (Auto, no `m_eff`), the step starts where a
@@ -52,13 +49,21 @@ impl ElastoGap {
     /// The last step's mean force becomes the law's along the motion (the port's work over it
     /// counts at that force, as for a motion declared prescribed). Returns whether it was found.
     pub(super) fn notice_a_prescribed_motion<L: ContactLaw>(&mut self, law: &L) -> bool {
-        if self.parameters.held_force != 1 || !self.coupling.answers_no_force(law, self.observed())
+        if self.parameters.held_force != 1
+            || !self
+                .co_simulation
+                .coupling
+                .answers_no_force(law, self.observed())
         {
             return false;
         }
-        let held_back = self.coupling.take_the_motion_as_prescribed();
-        let last_h = self.coupling.last_h;
-        self.f_mean = match self.coupling.last_probed {
+        let held_back = self.co_simulation.coupling.take_the_motion_as_prescribed();
+        let last_h = self.co_simulation.coupling.last_step_length();
+        self.f_mean = match self
+            .co_simulation
+            .coupling
+            .impulse_along_the_probed_motion()
+        {
             Some(impulse) => impulse / last_h,
             None => self.f_mean + held_back / last_h,
         };
@@ -69,8 +74,8 @@ impl ElastoGap {
     /// velocity `v` or the fastest it has shown while the port was passive, for the short-step
     /// rule (docs/coupling.md, "Short steps": [`crate::coupling::PLAIN_STEP`]).
     pub(super) fn contact_duration<L: ContactLaw>(&mut self, law: &L, mass: f64, v: f64) -> f64 {
-        let speed = self.coupling.passive_speed.max(v.abs());
-        let known = self.contact_time;
+        let speed = self.co_simulation.coupling.passive_speed().max(v.abs());
+        let known = self.co_simulation.contact_time;
         if known.mass != mass || speed > 1.1 * known.speed || speed == 0.0 {
             let duration = if speed > 0.0 {
                 crate::laws::contact_duration(law, mass, speed)
@@ -81,13 +86,13 @@ impl ElastoGap {
                 let stiffness = law.partials(s, 0.0).f_c_ds.abs();
                 Some(std::f64::consts::PI * (mass / stiffness).sqrt()).filter(|d| d.is_finite())
             };
-            self.contact_time = ContactTime {
+            self.co_simulation.contact_time = ContactTime {
                 mass,
                 speed,
                 duration: duration.unwrap_or(0.0),
             };
         }
-        self.contact_time.duration
+        self.co_simulation.contact_time.duration
     }
 
     /// Without `m_eff` (and not told the master prescribes the motion): how long a contact of
@@ -116,11 +121,11 @@ impl ElastoGap {
         if self.prescribed() || active {
             return f64::INFINITY;
         }
-        let answered = self.coupling.last_estimate;
+        let answered = self.co_simulation.coupling.latest_estimate();
         match self.effective_mass() {
             Some(mass) if answered > 0.0 && answered.is_finite() => mass.min(answered),
             Some(mass) => mass,
-            None => (0.5 * self.coupling.probe_mass_floor).max(self.coupling.probe_assumed_mass),
+            None => self.co_simulation.coupling.least_mass_the_probes_allow(),
         }
     }
 

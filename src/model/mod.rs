@@ -2,17 +2,20 @@
 //! used to estimate accelerations, and what the last steps produced. Pure Rust: the FMI layer maps
 //! the variable table onto it and knows nothing of the physics.
 //!
-//! This file holds the instance ([`ElastoGap`]), the types its parts share and the accessors every
-//! part reads (the motion now, the law, its forces). The parts, one concern each:
+//! This file holds the instance ([`ElastoGap`]) with the state both interfaces share, the types
+//! its parts share and the accessors every part reads (the motion now, the law, its forces). What
+//! belongs to one interface is in that interface's part (`parts`: [`CoSimulation`], which owns
+//! the coupling, and [`ModelExchange`]). The files, one concern each:
 //!
 //! - `parameters`: the parameters, their defaults and their rules ([`ElastoGap::check_parameters`]);
+//! - `parts`: the co-simulation and Model Exchange state, and their views for the serialized state;
 //! - `acceleration`: the flanges' acceleration over a step, from the input history or as supplied;
 //! - `access`: the variable table's values (`value`, `read`, `set_value`);
 //! - `master`: what the instance knows of the master: the force it holds, its motion now, the
 //!   mass it moves;
-//! - `do_step`: the co-simulation step: what it learns from the master, which integration it
-//!   takes, the bound on the forces it hands out, its test that everything it leaves is finite,
-//!   and what it keeps;
+//! - `do_step`: the co-simulation step: the check of the step a master asks for, what it learns
+//!   from the master, which integration it takes, the bound on the forces it hands out, its
+//!   test that everything it leaves is finite, and what it keeps;
 //! - `normal_step`: the normal contact over the step, along the extrapolated motion (kinematic)
 //!   or through an effective mass (dynamic);
 //! - `early_return`: a step that stops at the contact's first switch, and the switch in event
@@ -21,19 +24,19 @@
 //! - `tangential`: the tangential force at an instant, and whether the friction sticks;
 //! - `tangential_step`: the tangential force over a step (sliding, stick-slip, through the slip's
 //!   mass);
-//! - `notes`: what a step has to say, as text: the check of a step request, the warnings, the
-//!   coupling's notes and the contact's switches;
+//! - `notes`: what a step has to say, as text: the warnings, the coupling's notes and the
+//!   contact's switches;
 //! - `model_exchange`: Model Exchange's events, states and derivatives;
 //! - `slopes`: the outputs' partial derivatives and time derivatives.
 //!
 //! Invariants: every output a step leaves is finite (a step that would leave one that is not is
 //! refused: [`NonFiniteStep`]); the step (`do_step` and what it calls) allocates nothing and logs
-//! nothing; src/snapshot.rs writes and reads the fields of [`ElastoGap`] by name in a fixed
-//! order (the FMU state's format), so a field renamed or retyped breaks that format.
+//! nothing; src/snapshot.rs writes and reads the fields of [`ElastoGap`] and its parts by name in
+//! a fixed order (the FMU state's format), so a field renamed or retyped breaks that format.
 
 use std::sync::Arc;
 
-use crate::coupling::{Coupling, TangentialAnswers, Told};
+use crate::coupling::Told;
 use crate::laws::{ContactLaw, Forces, GapTables, Law};
 use crate::step::{Motion, StepIntegral, SubstepLimits};
 use crate::variables::{by_var, Var};
@@ -48,6 +51,7 @@ mod model_exchange;
 mod normal_step;
 mod notes;
 mod parameters;
+mod parts;
 mod prescribed;
 mod slopes;
 mod tangential;
@@ -59,6 +63,7 @@ pub use acceleration::{AccelerationEstimate, SuppliedAccelerations, VelocityHist
 pub use early_return::{Switch, MAX_CUTS};
 pub use model_exchange::EventUpdate;
 pub use parameters::{Number, Parameters, RuleViolation};
+pub use parts::{CoSimulation, CoSimulationSerialized, ModelExchange, ModelExchangeSerialized};
 
 /// Absolute positions and velocities of the two flanges, as the master set them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -114,65 +119,39 @@ pub enum Interface {
     ModelExchange,
 }
 
-/// One instance of the FMU, in either interface.
+/// One instance of the FMU, in either interface: the state both share here, each interface's
+/// own in its part ([`CoSimulation`], [`ModelExchange`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElastoGap {
     pub interface: Interface,
     pub parameters: Parameters,
-    pub inputs: Inputs,
+    pub(crate) inputs: Inputs,
     pub supplied: SuppliedAccelerations,
-    pub history: VelocityHistory,
+    pub(crate) history: VelocityHistory,
     pub time: f64,
-    /// The relative motion at the end of the last step, where the direct-feedthrough outputs are
-    /// evaluated until the master sets an input again.
-    pub end_of_step: Option<Motion>,
-    pub f_mean: f64,
-    /// Co-simulation: the mean tangential friction force over the last step (x, y).
-    pub f_t_mean: [f64; 2],
-    /// Co-simulation with stick–slip: the friction's stiction deformation (m, x and y), the
-    /// spring a sticking contact's friction is; 0 out of contact.
-    pub stiction: [f64; 2],
-    /// Co-simulation with stick–slip: the tangential port's account over the contact, what it
-    /// received and what of that the contact dissipated (J).
-    pub tangential_account: [f64; 2],
-    /// Co-simulation with friction: the master's answers in the tangential plane and the mass
-    /// they tell, through which the friction is integrated once known.
-    pub tangential_answers: TangentialAnswers,
-    pub e_loss: f64,
-    pub q_flow_mean: f64,
-    pub last_step_size: f64,
+    /// The mean contact force over the last co-simulation step, or Model Exchange's force at
+    /// the last event or accepted integrator step.
+    pub(crate) f_mean: f64,
+    /// With stick–slip: the friction's stiction deformation (m, x and y), the spring a sticking
+    /// contact's friction is; 0 out of contact (a continuous state under Model Exchange).
+    pub(crate) stiction: [f64; 2],
+    /// The energy dissipated (J, `E_loss`; a continuous state under Model Exchange).
+    pub(crate) e_loss: f64,
     /// Model Exchange: the contact as of the last event. A discrete variable changes only at events,
-    /// so `contact` reports this rather than the inputs of the moment.
+    /// so `contact` reports this rather than the inputs of the moment. Kept here, not in
+    /// [`ModelExchange`]: the FMI layers read it.
     pub contact_at_event: bool,
-    /// Model Exchange with stick–slip: whether the contact stuck at the last event, and whether
-    /// its deformation lay on the stiction circle there, pushed out by the slip.
-    pub sticking_at_event: bool,
-    pub on_stiction_circle: bool,
     /// The approach speed (`-v_rel`) at the touch-down of the last contact, for laws whose
     /// parameters depend on the impact speed (Hunt–Crossley with `e`); 0 before any.
-    pub touchdown_speed: f64,
-    /// Co-simulation: the model of the relative motion behind `f_mean` and `f_next`.
-    pub coupling: Coupling,
+    pub(crate) touchdown_speed: f64,
     /// The Gap Force's tables, read from `tableFile` when the parameters took effect; shared with
     /// the FMU states taken since (they cannot change while the instance runs).
     pub tables: Option<Arc<GapTables>>,
-    /// Model Exchange: `s_rel` at the end of initialization, from where `E_port` counts the
-    /// spring's energy.
-    pub port_origin: f64,
     /// Whether the master has set a flange input (before the end of initialization, what the
     /// first step compares its inputs with).
-    pub inputs_set: bool,
-    /// Co-simulation: the contact's duration through the mass in use, for the short-step gate.
-    pub contact_time: ContactTime,
-    /// Co-simulation, at a switch a step stopped at (an early return): the value `contact`
-    /// reads there until the next step, before the switch or, once taken in event mode, after it.
-    pub contact_latch: Option<bool>,
-    /// Co-simulation with early return: the master's regular step, the one it asked for last
-    /// where it did not resume after an early return (0 before any).
-    pub grid_step: f64,
-    /// The length of the step `f_next` is predicted over where it is not this step's: set for
-    /// one step by [`ElastoGap::do_step_to_switch`], none otherwise.
-    pub next_step: Option<f64>,
+    pub(crate) inputs_set: bool,
+    pub(crate) co_simulation: CoSimulation,
+    pub(crate) model_exchange: ModelExchange,
 }
 
 /// The contact's duration (s) through `mass` (kg) at the relative `speed` (m/s) it was found for,
@@ -251,27 +230,15 @@ impl Default for ElastoGap {
             supplied: SuppliedAccelerations::default(),
             history: VelocityHistory::default(),
             time: 0.0,
-            end_of_step: None,
             f_mean: 0.0,
-            f_t_mean: [0.0; 2],
             stiction: [0.0; 2],
-            tangential_account: [0.0; 2],
-            tangential_answers: TangentialAnswers::default(),
             e_loss: 0.0,
-            q_flow_mean: 0.0,
-            last_step_size: 0.0,
             contact_at_event: false,
-            sticking_at_event: false,
-            on_stiction_circle: false,
             touchdown_speed: 0.0,
-            coupling: Coupling::default(),
             tables: None,
-            port_origin: 0.0,
             inputs_set: false,
-            contact_time: ContactTime::default(),
-            contact_latch: None,
-            grid_step: 0.0,
-            next_step: None,
+            co_simulation: CoSimulation::default(),
+            model_exchange: ModelExchange::default(),
         }
     }
 }
@@ -287,7 +254,7 @@ impl ElastoGap {
 
     /// The relative motion the direct-feedthrough outputs are evaluated at.
     pub fn motion(&self) -> Motion {
-        self.end_of_step.unwrap_or_else(|| {
+        self.co_simulation.end_of_step.unwrap_or_else(|| {
             let (s, v) = self.inputs.relative_at(self.time);
             Motion { s, v, a: 0.0 }
         })

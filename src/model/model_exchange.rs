@@ -36,10 +36,10 @@ impl ElastoGap {
                 _ => 1.0,
             },
             EventIndicator::StictionCircle => match self.stiction_deformation_limit() {
-                Some(delta) if self.sticking_at_event && self.contact_at_event => {
+                Some(delta) if self.model_exchange.sticking_at_event && self.contact_at_event => {
                     let radius = slip_speed(self.stiction);
                     let v = self.inputs.v_t;
-                    if self.on_stiction_circle && radius > 0.0 {
+                    if self.model_exchange.on_stiction_circle && radius > 0.0 {
                         dot(v, self.stiction) / radius
                     } else {
                         delta - radius
@@ -89,22 +89,23 @@ impl ElastoGap {
             Some(delta) if self.contact_at_event => {
                 let v = self.inputs.v_t;
                 let sticks = slip_speed(v) < self.parameters.friction.v_s;
-                if sticks && !self.sticking_at_event && !contact_changed {
+                if sticks && !self.model_exchange.sticking_at_event && !contact_changed {
                     // From slipping: the deformation slipping left.
                     self.stiction = self.parameters.friction.deformation_after_slip(v);
                 }
                 let radius = slip_speed(self.stiction);
                 let outward = dot(v, self.stiction) > 0.0;
-                self.on_stiction_circle = sticks && radius >= delta * (1.0 - 1e-9) && outward;
-                if self.on_stiction_circle {
+                self.model_exchange.on_stiction_circle =
+                    sticks && radius >= delta * (1.0 - 1e-9) && outward;
+                if self.model_exchange.on_stiction_circle {
                     self.stiction = self.stiction.map(|x| x * delta / radius);
                 }
-                self.sticking_at_event = sticks;
+                self.model_exchange.sticking_at_event = sticks;
             }
             _ => {
                 self.stiction = [0.0; 2];
-                self.sticking_at_event = false;
-                self.on_stiction_circle = false;
+                self.model_exchange.sticking_at_event = false;
+                self.model_exchange.on_stiction_circle = false;
             }
         }
         EventUpdate {
@@ -143,9 +144,11 @@ impl ElastoGap {
     pub fn begin_run(&mut self) {
         self.evaluate_inputs_now();
         let motion = self.motion();
-        self.port_origin = motion.s;
+        self.model_exchange.port_origin = motion.s;
         if self.inputs_set && self.interface == Interface::CoSimulation {
-            self.coupling.initial = Some(self.observed());
+            self.co_simulation
+                .coupling
+                .remember_the_initial_motion(self.observed());
         }
 
         if distance_outside(self.law().contact_ends(), motion.s) < 0.0 {

@@ -1,5 +1,5 @@
-//! What a co-simulation step has to say, as text: the check of the step a master asks for, the
-//! warnings a user must read, and the notes on the coupling and the contact's switches. The FMI
+//! What a co-simulation step has to say, as text: the warnings a user must read, and the notes
+//! on the coupling and the contact's switches. The FMI
 //! layer gives them its own statuses and log categories; the texts are the same under every layer.
 
 use super::{ElastoGap, NonFiniteStep, Number, StepReport};
@@ -57,41 +57,6 @@ impl ElastoGap {
         }
     }
 
-    /// The step size is a finite number > 0, the step starts at the FMU's time (up to the
-    /// master's rounding) and ends at a later one.
-    #[inline]
-    pub fn check_step(&self, current_time: f64, h: f64) -> Result<(), String> {
-        // `h * 0 == 0` tests finiteness in two instructions; with `h > 0`, `is_finite` compiles
-        // to a longer sequence of integer ones (a floating-point class test).
-        if !(h > 0.0 && h * 0.0 == 0.0) {
-            return Err(format!(
-                "communicationStepSize = {} must be a finite number > 0",
-                Number(h)
-            ));
-        }
-        let time = self.time;
-        // Masters compute their time grid differently (t0 + k*h against a running sum), so the
-        // comparison allows a relative rounding slack, but never as much as half the last step:
-        // a larger one would let the step restart at the previous step's start, leaving the
-        // acceleration estimate a zero time difference to divide by.
-        if current_time != time && !self.within_slack(current_time, h) {
-            return Err(format!(
-                "currentCommunicationPoint = {} is not the FMU's time {}",
-                Number(current_time),
-                Number(time)
-            ));
-        }
-        let end = current_time + h;
-        if !(end.is_finite() && end > current_time) {
-            return Err(format!(
-                "communicationStepSize = {} does not advance the time {} to a finite later time in double precision",
-                Number(h),
-                Number(current_time)
-            ));
-        }
-        Ok(())
-    }
-
     /// The master's answer to a contact disagrees with the `m_eff` in use. A status warning in
     /// the log, not as the call's status: fmusim ends a run on a returned warning, and the step
     /// itself is right.
@@ -135,7 +100,7 @@ impl ElastoGap {
             let message = format!(
                 "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
                 Number(current_time),
-                Number(self.tangential_answers.mass),
+                Number(self.co_simulation.tangential_answers.mass),
                 Number(omega * h),
                 Number(STIFF_STICTION_PHASE),
                 Number(STIFF_STICTION_PHASE / omega)
@@ -158,18 +123,6 @@ impl ElastoGap {
             );
             note(&message);
         }
-    }
-
-    /// Whether `current_time` is the FMU's time up to the rounding of the master's time grid.
-    fn within_slack(&self, current_time: f64, h: f64) -> bool {
-        let time = self.time;
-        let last_step = if self.last_step_size > 0.0 {
-            self.last_step_size
-        } else {
-            h
-        };
-        let slack = (1e-10 * time.abs().max(1.0)).min(0.5 * last_step);
-        current_time.is_finite() && (current_time - time).abs() <= slack
     }
 
     /// Once per instance, without `m_eff`: the contacts the master's answers tell are shorter
@@ -228,7 +181,7 @@ impl ElastoGap {
                     "t = {}: the master's answers in the tangential plane tell a mass of {} kg behind the slip, {}; the friction is integrated through it from this step on (a slip held over the step couples a sticking contact's spring explicitly)",
                     Number(time),
                     Number(mass),
-                    if self.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
+                    if self.co_simulation.tangential_answers.holds_earlier { "the master holding the force of the step before (Jacobi)" } else { "the master holding the step's own force" }
                 );
                 note(&message);
             }
@@ -257,7 +210,7 @@ impl ElastoGap {
                 "t = {}: the port has returned {} J more than the contact dissipated (E_port {} J, E_loss {} J); the passivity controller damps the relative motion with {} N over this step",
                 Number(time),
                 Number(report.passivity_deficit),
-                Number(self.coupling.e_port),
+                Number(self.co_simulation.coupling.port_energy()),
                 Number(self.e_loss),
                 Number(report.passivity_force)
             );

@@ -8,7 +8,7 @@
 
 use super::do_step::MEAN_LIMIT;
 use super::{ElastoGap, NonFiniteStep, StepReport};
-use crate::coupling::Prediction;
+use crate::coupling::{Observed, Prediction};
 use crate::laws::{ContactLaw, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
@@ -37,21 +37,29 @@ impl ElastoGap {
             .touchdown_v_rel
             .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
-        let h_next = self.next_step.unwrap_or(h);
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
         let next = self.next_along_the_prescribed_motion(law, end, h_next, limits);
         let plane = self.tangential();
         let tangential = if plane == Tangential::None {
             TangentialStep::default()
         } else {
-            self.tangential_step(law, &step_end, h, limits, report, &self.tangential_answers)
+            self.tangential_step(
+                law,
+                &step_end,
+                h,
+                limits,
+                report,
+                &self.co_simulation.tangential_answers,
+            )
         };
         report.friction_energy = tangential.dissipated;
         let impulse = report.integral.impulse;
         let dissipated = report.integral.dissipated + tangential.dissipated;
-        let model_loss = self.coupling.model_loss + dissipated;
+        let model_loss = self.co_simulation.coupling.model_loss() + dissipated;
         let e_loss = model_loss.max(self.e_loss);
         let s = step_end.start.s;
-        let e_port = self.port_energy_to(s) + tangential.port_work;
+        let e_port =
+            self.co_simulation.coupling.port_energy_to(self.f_mean, s) + tangential.port_work;
         let mean_bound = (h * MEAN_LIMIT).min(f64::MAX);
         let finite = self.end_is_finite(law, end, &tangential, next)
             && impulse.abs() <= mean_bound
@@ -63,49 +71,33 @@ impl ElastoGap {
         if !finite {
             return Err(NonFiniteStep);
         }
-        self.coupling.e_port = e_port;
-        self.coupling.last.time = time;
-        self.coupling.last.s = s;
-        self.coupling.last.v = step_end.start.v;
-        self.coupling.model_loss = model_loss;
-        self.coupling.f_next = if self.coupling.f_next_read {
-            Prediction::Known(next)
-        } else {
-            Prediction::Kinematic {
-                start: end,
-                h: self.next_step.unwrap_or(h),
-                probe: None,
-            }
+        let start = Observed {
+            time,
+            s,
+            v: step_end.start.v,
         };
-        self.coupling.last_h = h;
-        self.coupling.last_contact_impulse = impulse;
-        self.coupling.last_dissipated = dissipated;
-        self.f_mean = impulse / h;
-        self.coupling.last_force = self.f_mean;
+        let integral = (impulse, dissipated);
+        let coupling = &mut self.co_simulation.coupling;
+        self.f_mean = coupling.take_prescribed_step_result(start, h, integral, e_port, model_loss);
+        let along = Prediction::Kinematic {
+            start: end,
+            h: h_next,
+            probe: None,
+        };
+        coupling.take_the_prediction_along_the_motion(next, along);
         self.keep_the_tangential_outputs(plane, &tangential, h);
-        self.end_of_step = Some(end);
+        self.co_simulation.end_of_step = Some(end);
         let reported = e_loss - self.e_loss;
         self.e_loss = e_loss;
-        self.q_flow_mean = self.heat_flow(reported / h);
+        self.co_simulation.q_flow_mean = self.heat_flow(reported / h);
         self.history.push(time, &self.inputs);
         self.supplied = Default::default();
         if let Some(v_rel) = report.integral.touchdown_v_rel {
             self.touchdown_speed = -v_rel;
         }
         self.time = time + h;
-        self.last_step_size = h;
+        self.co_simulation.last_step_size = h;
         Ok(())
-    }
-
-    /// `E_port` with the port's work over the step before, now that the master has said where it
-    /// went (the relative position `s`).
-    #[inline(always)]
-    fn port_energy_to(&self, s: f64) -> f64 {
-        if self.coupling.last_h > 0.0 {
-            self.coupling.e_port + self.f_mean * (s - self.coupling.last.s)
-        } else {
-            self.coupling.e_port
-        }
     }
 
     /// `f_next` along the motion from the step's end, where the master reads it (0 otherwise).
@@ -117,7 +109,7 @@ impl ElastoGap {
         h: f64,
         limits: SubstepLimits,
     ) -> f64 {
-        if self.coupling.f_next_read {
+        if self.co_simulation.coupling.master_reads_next() {
             Prediction::Kinematic {
                 start: end,
                 h,
@@ -142,16 +134,16 @@ impl ElastoGap {
         h: f64,
     ) {
         if plane != Tangential::None {
-            self.f_t_mean = tangential.impulse.map(|component| component / h);
+            self.co_simulation.f_t_mean = tangential.impulse.map(|component| component / h);
             self.stiction = tangential.deformation;
-            self.tangential_account = tangential.account;
-        } else if self.f_t_mean != [0.0; 2]
+            self.co_simulation.tangential_account = tangential.account;
+        } else if self.co_simulation.f_t_mean != [0.0; 2]
             || self.stiction != [0.0; 2]
-            || self.tangential_account != [0.0; 2]
+            || self.co_simulation.tangential_account != [0.0; 2]
         {
-            self.f_t_mean = [0.0; 2];
+            self.co_simulation.f_t_mean = [0.0; 2];
             self.stiction = [0.0; 2];
-            self.tangential_account = [0.0; 2];
+            self.co_simulation.tangential_account = [0.0; 2];
         }
     }
 }

@@ -51,7 +51,7 @@ impl ElastoGap {
             return false;
         };
         match self.interface {
-            Interface::ModelExchange => self.sticking_at_event,
+            Interface::ModelExchange => self.model_exchange.sticking_at_event,
             Interface::CoSimulation => slip_speed(self.inputs.v_t) < self.parameters.friction.v_s,
         }
     }
@@ -62,7 +62,7 @@ impl ElastoGap {
     /// leaves it there or inside.
     pub(super) fn stiction_sliding(&self) -> Option<([f64; 2], f64, f64)> {
         let on_circle = match self.interface {
-            Interface::ModelExchange => self.on_stiction_circle,
+            Interface::ModelExchange => self.model_exchange.on_stiction_circle,
             Interface::CoSimulation => on_stiction_circle(
                 self.stiction,
                 self.parameters.friction.max_stiction_deformation,

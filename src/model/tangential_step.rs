@@ -130,7 +130,7 @@ impl ElastoGap {
             report,
         } = along;
         let v_t = self.inputs.v_t;
-        let [received, dissipated] = self.tangential_account;
+        let [received, dissipated] = self.co_simulation.tangential_account;
         let end_forces = law.evaluate(step_end.end.s, step_end.end.v);
         let kept = (received - dissipated).max(0.0);
         let step = if report.integral.substeps == 0 {
@@ -147,7 +147,12 @@ impl ElastoGap {
         } else {
             self.sticking_step(along, friction, kept)
         };
-        Self::close_the_stick_account(step, friction, &end_forces, self.tangential_account)
+        Self::close_the_stick_account(
+            step,
+            friction,
+            &end_forces,
+            self.co_simulation.tangential_account,
+        )
     }
 
     /// Stick–slip through the slip's mass ([`Self::friction_through_mass`]). The master's body

@@ -89,13 +89,20 @@ fn a_made_f_next_is_what_the_bound_still_gives_it() {
     for (m_eff, held) in [(0.0, 1.0), (1.0, 1.0), (0.5, 1.0), (2.0, 3.0), (1.0, 2.0)] {
         impact_with(m_eff, held, |gap, k| {
             let made = gap.read(Var::FNext);
-            assert!(matches!(gap.coupling.f_next, Prediction::Known(_)));
+            assert!(matches!(
+                gap.co_simulation.coupling.f_next(),
+                Prediction::Known(_)
+            ));
             let law = gap.law();
-            let (least_mass, held) = (gap.least_mass(), gap.coupling.next_held());
+            let (least_mass, held) = (gap.least_mass(), gap.co_simulation.coupling.next_held());
             let limits = gap.substep_limits();
             // Bounded over the step it is made for, as when it was made.
-            let bounded = gap.coupling.bound_next(made, h, least_mass, held);
+            let bounded = gap
+                .co_simulation
+                .coupling
+                .bound_next(made, h, least_mass, held);
             let again = gap
+                .co_simulation
                 .coupling
                 .predicted_next(&law, limits, least_mass, held)
                 .0;
@@ -103,7 +110,8 @@ fn a_made_f_next_is_what_the_bound_still_gives_it() {
             assert_eq!(bounded.to_bits(), made.to_bits(), "{context}");
             assert_eq!(again.to_bits(), made.to_bits(), "{context}");
             cut += usize::from(
-                gap.coupling
+                gap.co_simulation
+                    .coupling
                     .bound_next(2.0 * made - 1e3, h, least_mass, held)
                     != 2.0 * made - 1e3,
             );
@@ -155,12 +163,18 @@ fn an_unread_prediction_is_made_when_first_read() {
     gap.set_value(Var::FlangeBV, -0.5);
     gap.do_step(0.01, &mut StepReport::default())
         .expect("a finite step");
-    assert!(matches!(gap.coupling.f_next, Prediction::Dynamic { .. }));
+    assert!(matches!(
+        gap.co_simulation.coupling.f_next(),
+        Prediction::Dynamic { .. }
+    ));
     let value = gap.value(Var::FNext);
     assert!(value.is_finite() && value != 0.0, "{value}");
     // Read, it is kept: later reads do not integrate again.
     assert_eq!(gap.read(Var::FNext).to_bits(), value.to_bits());
-    assert_eq!(gap.coupling.f_next, Prediction::Known(value));
-    assert!(gap.coupling.f_next_read);
+    assert_eq!(
+        *gap.co_simulation.coupling.f_next(),
+        Prediction::Known(value)
+    );
+    assert!(gap.co_simulation.coupling.master_reads_next());
     assert!(eager.is_finite());
 }

@@ -252,14 +252,18 @@ fn window(visitor: &mut Visitor<'_>, place: &mut AnswerWindow) {
 }
 
 /// Generates `fn $name(model, visitor)` from the lines `kind(place, args)`, each one the call
-/// `kind(visitor, &mut place, args)`, in the order given.
+/// `kind(visitor, &mut place, args)`, in the order given. The fields of the instance's parts and
+/// of the coupling are reached through their views for the serialized state (`serialized`),
+/// bound first to the names the list gives them.
 macro_rules! layout {
     (
         fn $name:ident($model:ident, $visitor:ident);
+        views { $(let $part:ident = $view:expr;)* }
         $($kind:ident($place:expr $(, $arg:expr)*);)*
     ) => {
         /// Visits every slot of the state in the one order used for both writing and reading.
         pub fn $name($model: &mut ElastoGap, $visitor: &mut Visitor<'_>) {
+            $(let $part = $view;)*
             $($kind($visitor, &mut $place $(, $arg)*);)*
         }
     };
@@ -267,6 +271,11 @@ macro_rules! layout {
 
 layout! {
     fn visit(model, visitor);
+    views {
+        let co_simulation = model.co_simulation.serialized();
+        let coupling = co_simulation.coupling.serialized();
+        let model_exchange = model.model_exchange.serialized();
+    }
 
     // The parameters every law shares, and the substeps'.
     real(model.parameters.spring.c);
@@ -295,11 +304,11 @@ layout! {
 
     // The last step: where it ended and what it gave.
     real(model.time);
-    optional(model.end_of_step, |end| [&mut end.s, &mut end.v, &mut end.a]);
+    optional(*co_simulation.end_of_step, |end| [&mut end.s, &mut end.v, &mut end.a]);
     real(model.f_mean);
     real(model.e_loss);
-    real(model.q_flow_mean);
-    real(model.last_step_size);
+    real(*co_simulation.q_flow_mean);
+    real(*co_simulation.last_step_size);
     interface(model.interface);
     flag(model.contact_at_event);
     real(model.parameters.m_eff);
@@ -307,43 +316,43 @@ layout! {
 
     // The coupling: what is owed, the master's last step, the external acceleration, the contact
     // episode, the mass and `f_next`.
-    real(model.coupling.owed_s);
-    real(model.coupling.owed_v);
-    real(model.coupling.last.time);
-    real(model.coupling.last.s);
-    real(model.coupling.last.v);
-    real(model.coupling.last_h);
-    real(model.coupling.last_force);
-    real(model.coupling.last_contact_impulse);
-    real(model.coupling.a_ext_means);
-    real(model.coupling.a_ext_times);
-    whole(model.coupling.a_ext_count, 0..=2);
-    flag(model.coupling.episode.open);
-    real(model.coupling.episode.start.time);
-    real(model.coupling.episode.start.s);
-    real(model.coupling.episode.start.v);
-    real(model.coupling.episode.a_ext);
-    real(model.coupling.episode.impulse_if_mean);
-    nonnegative(model.coupling.mass_estimate);
-    flag(model.coupling.replay_pending);
-    prediction(model.coupling.f_next);
-    real(model.coupling.last_next);
-    which_held(model.coupling.master_holds_next);
-    real(model.coupling.assumed_held);
-    nonnegative(model.coupling.last_estimate);
-    whole(model.coupling.episode.contact_steps, ANY_U32);
-    real(model.coupling.episode.impulse_if_next);
-    real(model.coupling.episode.dissipated);
-    real(model.coupling.last_dissipated);
-    real(model.coupling.correction.remaining);
-    whole(model.coupling.correction.count, 0..=2);
-    real(model.coupling.correction.expected);
-    nonnegative(model.coupling.step_estimate);
-    nonnegative(model.coupling.candidate.estimate);
-    real(model.coupling.candidate.a_ext_before);
-    real(model.coupling.candidate.duration);
-    real(model.coupling.candidate.answered);
-    flag(model.coupling.f_next_read);
+    real(*coupling.owed_s);
+    real(*coupling.owed_v);
+    real(coupling.last.time);
+    real(coupling.last.s);
+    real(coupling.last.v);
+    real(*coupling.last_h);
+    real(*coupling.last_force);
+    real(*coupling.last_contact_impulse);
+    real(*coupling.a_ext_means);
+    real(*coupling.a_ext_times);
+    whole(*coupling.a_ext_count, 0..=2);
+    flag(*coupling.episode_open);
+    real(coupling.episode_start.time);
+    real(coupling.episode_start.s);
+    real(coupling.episode_start.v);
+    real(*coupling.episode_a_ext);
+    real(*coupling.episode_impulse_if_mean);
+    nonnegative(*coupling.mass_estimate);
+    flag(*coupling.replay_pending);
+    prediction(*coupling.f_next);
+    real(*coupling.last_next);
+    which_held(*coupling.master_holds_next);
+    real(*coupling.assumed_held);
+    nonnegative(*coupling.last_estimate);
+    whole(*coupling.episode_contact_steps, ANY_U32);
+    real(*coupling.episode_impulse_if_next);
+    real(*coupling.episode_dissipated);
+    real(*coupling.last_dissipated);
+    real(coupling.correction.remaining);
+    whole(coupling.correction.count, 0..=2);
+    real(coupling.correction.expected);
+    nonnegative(*coupling.step_estimate);
+    nonnegative(*coupling.candidate_estimate);
+    real(*coupling.candidate_a_ext_before);
+    real(*coupling.candidate_duration);
+    real(*coupling.candidate_answered);
+    flag(*coupling.f_next_read);
 
     // The force law's choice and parameters (the Enumerations as their values), and the
     // touch-down speed of the last contact.
@@ -372,122 +381,122 @@ layout! {
     real(model.parameters.friction.v_s);
     real(model.parameters.friction.v_d);
     real(model.parameters.friction.f_t_max);
-    real(model.f_t_mean[0]);
+    real(co_simulation.f_t_mean[0]);
 
     // The port's energy and the passivity controller, the correction's pace, Model Exchange's
     // origin of the port energy, and the master's inputs and reads.
-    real(model.coupling.e_port);
-    real(model.coupling.passivity_in_next);
-    flag(model.coupling.disagreement_reported);
-    pace(model.coupling.correction.pace);
-    real(model.port_origin);
+    real(*coupling.e_port);
+    real(*coupling.passivity_in_next);
+    flag(*coupling.disagreement_reported);
+    pace(coupling.correction.pace);
+    real(*model_exchange.port_origin);
     flag(model.inputs_set);
-    optional(model.coupling.initial, |at| [&mut at.time, &mut at.s, &mut at.v]);
-    real(model.coupling.last_held);
-    flag(model.coupling.f_mean_read);
-    flag(model.coupling.mass_confirmed);
-    flag(model.coupling.correction.robust);
-    real(model.coupling.initial_energy);
-    real(model.coupling.model_loss);
+    optional(*coupling.initial, |at| [&mut at.time, &mut at.s, &mut at.v]);
+    real(*coupling.last_held);
+    flag(*coupling.f_mean_read);
+    flag(*coupling.mass_confirmed);
+    flag(coupling.correction.robust);
+    real(*coupling.initial_energy);
+    real(*coupling.model_loss);
 
     // The correction plan after the `f_next` made last.
-    real(model.coupling.f_next_continuation.remaining);
-    whole(model.coupling.f_next_continuation.count, 0..=2);
-    real(model.coupling.f_next_continuation.expected);
-    pace(model.coupling.f_next_continuation.pace);
+    real(coupling.f_next_continuation.remaining);
+    whole(coupling.f_next_continuation.count, 0..=2);
+    real(coupling.f_next_continuation.expected);
+    pace(coupling.f_next_continuation.pace);
 
     // The probe without a mass: the impulse and dissipation it held back, the master's motion
     // the step before the last, and what the answers told so far.
-    flag(model.coupling.probe_pending);
-    whole(model.coupling.unclear_probes, ANY_U32);
-    real(model.coupling.probe_rest.0);
-    nonnegative(model.coupling.probe_rest.1);
-    real(model.coupling.before_last.time);
-    real(model.coupling.before_last.s);
-    real(model.coupling.before_last.v);
-    real(model.coupling.last_held_before);
-    real(model.coupling.e_port_if_next);
-    flag(model.coupling.next_readable);
-    real(model.coupling.probe_rest_waiting.0);
-    nonnegative(model.coupling.probe_rest_waiting.1);
-    flag(model.coupling.holds_next_settled);
-    nonnegative(model.coupling.probe_mass_floor);
-    nonnegative(model.coupling.a_ext_miss);
-    nonnegative(model.coupling.rough_answer.mass);
-    nonnegative(model.coupling.rough_answer.doubt);
-    real(model.coupling.rough_answer.force);
-    flag(model.coupling.episode.a_ext_known);
-    real(model.coupling.unknown_answer);
-    real(model.coupling.spent);
-    latch(model.contact_latch);
-    leftover_step(model.grid_step);
+    flag(*coupling.probe_pending);
+    whole(*coupling.unclear_probes, ANY_U32);
+    real(coupling.probe_rest.0);
+    nonnegative(coupling.probe_rest.1);
+    real(coupling.before_last.time);
+    real(coupling.before_last.s);
+    real(coupling.before_last.v);
+    real(*coupling.last_held_before);
+    real(*coupling.e_port_if_next);
+    flag(*coupling.next_readable);
+    real(coupling.probe_rest_waiting.0);
+    nonnegative(coupling.probe_rest_waiting.1);
+    flag(*coupling.holds_next_settled);
+    nonnegative(*coupling.probe_mass_floor);
+    nonnegative(*coupling.a_ext_miss);
+    nonnegative(*coupling.rough_answer_mass);
+    nonnegative(*coupling.rough_answer_doubt);
+    real(*coupling.rough_answer_force);
+    flag(*coupling.episode_a_ext_known);
+    real(*coupling.unknown_answer);
+    real(*coupling.spent);
+    latch(*co_simulation.contact_latch);
+    leftover_step(*co_simulation.grid_step);
     // The other slots of a window of answers no part of the model keeps: written as zeros, read
     // and dropped, so that the format's size stays.
     real([0.0f64; 4 * WINDOW - 2]);
-    real(model.coupling.passive_speed);
-    real(model.coupling.a_free);
+    real(*coupling.passive_speed);
+    real(*coupling.a_free);
 
     // The tangential plane: the slip velocity's and the mean friction's y, stick-slip (Model
     // Exchange's modes, the stiction deformation, the tangential port's account) and the Gap
     // Force's tangential dampers.
     real(model.inputs.v_t[1]);
-    real(model.f_t_mean[1]);
+    real(co_simulation.f_t_mean[1]);
     real(model.parameters.friction.max_stiction_deformation);
-    loose_flag(model.sticking_at_event);
-    loose_flag(model.on_stiction_circle);
+    loose_flag(*model_exchange.sticking_at_event);
+    loose_flag(*model_exchange.on_stiction_circle);
     real(model.stiction);
-    real(model.tangential_account);
+    real(*co_simulation.tangential_account);
     real(model.parameters.gap_dampers.d);
     real(model.parameters.gap_dampers.n);
     real(model.parameters.gap_dampers.preload);
 
     // The master's answers in the tangential plane and what they told.
-    window(model.tangential_answers.against_same[0]);
-    window(model.tangential_answers.against_same[1]);
-    window(model.tangential_answers.against_before[0]);
-    window(model.tangential_answers.against_before[1]);
-    real(model.tangential_answers.last_time);
-    nonnegative(model.tangential_answers.last_h);
-    real(model.tangential_answers.last_v);
-    real(model.tangential_answers.forces);
-    real(model.tangential_answers.rate);
-    real(model.tangential_answers.rate_before);
-    whole(model.tangential_answers.steps, 0..=3);
-    flag(model.tangential_answers.answered);
-    flag(model.tangential_answers.answered_before);
-    nonnegative(model.tangential_answers.mass);
-    flag(model.tangential_answers.holds_earlier);
-    nonnegative(model.tangential_answers.candidate);
-    flag(model.tangential_answers.candidate_holds_earlier);
-    optional(model.tangential_answers.predicted, |slip| slip.each_mut());
-    whole(model.tangential_answers.misses, 0..=3);
+    window(co_simulation.tangential_answers.against_same[0]);
+    window(co_simulation.tangential_answers.against_same[1]);
+    window(co_simulation.tangential_answers.against_before[0]);
+    window(co_simulation.tangential_answers.against_before[1]);
+    real(co_simulation.tangential_answers.last_time);
+    nonnegative(co_simulation.tangential_answers.last_h);
+    real(co_simulation.tangential_answers.last_v);
+    real(co_simulation.tangential_answers.forces);
+    real(co_simulation.tangential_answers.rate);
+    real(co_simulation.tangential_answers.rate_before);
+    whole(co_simulation.tangential_answers.steps, 0..=3);
+    flag(co_simulation.tangential_answers.answered);
+    flag(co_simulation.tangential_answers.answered_before);
+    nonnegative(co_simulation.tangential_answers.mass);
+    flag(co_simulation.tangential_answers.holds_earlier);
+    nonnegative(co_simulation.tangential_answers.candidate);
+    flag(co_simulation.tangential_answers.candidate_holds_earlier);
+    optional(co_simulation.tangential_answers.predicted, |slip| slip.each_mut());
+    whole(co_simulation.tangential_answers.misses, 0..=3);
 
     // The mass the probes take for granted, and the parameter `heldForce`.
-    real(model.coupling.probe_assumed_mass);
+    real(*coupling.probe_assumed_mass);
     whole(model.parameters.held_force, ANY_I32);
 
     // The instants the flanges' positions were given for.
     optional(model.inputs.given_at[0], |at| [at]);
     optional(model.inputs.given_at[1], |at| [at]);
-    flag(model.coupling.motion_prescribed);
-    optional(model.coupling.last_probed, |impulse| [impulse]);
-    real(model.coupling.mean_before_last);
-    real(model.coupling.port_work_held_back);
-    flag(model.coupling.grazed);
-    real(model.coupling.e_port_if_late);
-    flag(model.coupling.mean_held_late);
-    flag(model.coupling.grazed_before_last);
-    flag(model.coupling.a_free_known);
-    nonnegative(model.coupling.a_doubt);
-    flag(model.coupling.cut_unread);
-    flag(model.coupling.told_which_force_to_name);
-    real(model.coupling.a_ext_positions);
-    nonnegative(model.coupling.a_ext_miss_position);
-    nonnegative(model.coupling.episode.a_ext_trend);
-    flag(model.coupling.episode.a_ext_trend_known);
-    nonnegative(model.coupling.silently_answered);
-    flag(model.coupling.late_or_next_undecided);
-    flag(model.coupling.late_suspected);
-    real(model.coupling.last_answers.answers);
-    whole(model.coupling.last_answers.count, 0..=3);
+    flag(*coupling.motion_prescribed);
+    optional(*coupling.last_probed, |impulse| [impulse]);
+    real(*coupling.mean_before_last);
+    real(*coupling.port_work_held_back);
+    flag(*coupling.grazed);
+    real(*coupling.e_port_if_late);
+    flag(*coupling.mean_held_late);
+    flag(*coupling.grazed_before_last);
+    flag(*coupling.a_free_known);
+    nonnegative(*coupling.a_doubt);
+    flag(*coupling.cut_unread);
+    flag(*coupling.told_which_force_to_name);
+    real(*coupling.a_ext_positions);
+    nonnegative(*coupling.a_ext_miss_position);
+    nonnegative(*coupling.episode_a_ext_trend);
+    flag(*coupling.episode_a_ext_trend_known);
+    nonnegative(*coupling.silently_answered);
+    flag(*coupling.late_or_next_undecided);
+    flag(*coupling.late_suspected);
+    real(*coupling.last_answers);
+    whole(*coupling.last_answers_count, 0..=3);
 }

@@ -1,8 +1,18 @@
 //! The state's round trip, and the refusal of corrupt states slot by slot.
 
 use super::*;
-use crate::coupling::Prediction;
-use crate::model::Interface;
+use crate::coupling::{Coupling, Prediction};
+use crate::model::{CoSimulationSerialized, Interface};
+
+/// The co-simulation part's fields, as the layout reaches them.
+fn co_simulation(model: &mut ElastoGap) -> CoSimulationSerialized<'_> {
+    model.co_simulation.serialized()
+}
+
+/// The coupling, as the layout reaches it.
+fn coupling(model: &mut ElastoGap) -> &mut Coupling {
+    co_simulation(model).coupling
+}
 
 /// Slots the tests corrupt, pinned: `the_named_slots_hold_their_fields` checks them against the
 /// layout. The tangential answer windows' counts, the steps recorded, whether the master answered
@@ -44,13 +54,13 @@ fn round_trip_is_bit_identical_and_corruption_is_refused() {
     assert_eq!(fingerprint, 0, "no tables");
     // The prediction of f_next, not yet read, is written made.
     assert!(matches!(
-        model.coupling.f_next,
+        coupling(&mut model).f_next(),
         Prediction::Kinematic { .. }
     ));
     let limits = model.substep_limits();
     let law = model.law_with(None);
-    let (least_mass, held) = (model.least_mass(), model.coupling.next_held());
-    model.coupling.make_f_next(&law, limits, least_mass, held);
+    let (least_mass, held) = (model.least_mass(), coupling(&mut model).next_held());
+    coupling(&mut model).make_f_next(&law, limits, least_mass, held);
     assert_eq!(back, model);
 
     let mut truncated = bytes.to_vec();
@@ -60,12 +70,18 @@ fn round_trip_is_bit_identical_and_corruption_is_refused() {
     bad_flag[12 + 7 * 8..12 + 8 * 8].copy_from_slice(&0.5f64.to_le_bytes());
     assert!(read(&bad_flag).is_err());
     let mut unpublished_candidate = model.clone();
-    unpublished_candidate.coupling.candidate.estimate = 2.0;
-    unpublished_candidate.coupling.last_estimate = 0.0;
+    *coupling(&mut unpublished_candidate)
+        .serialized()
+        .candidate_estimate = 2.0;
+    *coupling(&mut unpublished_candidate)
+        .serialized()
+        .last_estimate = 0.0;
     let mut candidate_bytes = [0u8; SERIALIZED_SIZE];
     write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
     assert!(read(&candidate_bytes).is_err());
-    unpublished_candidate.coupling.last_estimate = 2.0;
+    *coupling(&mut unpublished_candidate)
+        .serialized()
+        .last_estimate = 2.0;
     write(&unpublished_candidate, &mut candidate_bytes).expect("a finite state");
     assert!(read(&candidate_bytes).is_ok());
     let mut negative_c = bytes;
@@ -115,7 +131,7 @@ fn a_stiction_deformation_outside_its_circle_is_refused() {
     write(&model, &mut bytes).expect("a finite state");
     assert!(read(&bytes).is_err());
     model.stiction = [0.0; 2];
-    model.tangential_account = [1.0, 2.0];
+    *co_simulation(&mut model).tangential_account = [1.0, 2.0];
     write(&model, &mut bytes).expect("a finite state");
     assert!(read(&bytes).is_err());
 }
@@ -129,21 +145,21 @@ fn a_heat_flow_into_the_gap_or_without_the_heat_port_is_refused() {
         read(&bytes[..]).is_ok()
     };
     model.parameters.use_heat_port = true;
-    model.q_flow_mean = -2.0;
+    *co_simulation(&mut model).q_flow_mean = -2.0;
     assert!(verdict(&model, &mut bytes));
-    model.q_flow_mean = 1e-300;
+    *co_simulation(&mut model).q_flow_mean = 1e-300;
     assert!(!verdict(&model, &mut bytes));
     model.parameters.use_heat_port = false;
-    model.q_flow_mean = -2.0;
+    *co_simulation(&mut model).q_flow_mean = -2.0;
     assert!(!verdict(&model, &mut bytes));
-    model.q_flow_mean = 0.0;
+    *co_simulation(&mut model).q_flow_mean = 0.0;
     assert!(verdict(&model, &mut bytes));
 }
 
 #[test]
 fn the_tangential_answers_round_trip_and_their_counts_and_mass_are_checked() {
     let mut model = ElastoGap::new(Interface::CoSimulation, 0.0);
-    let answers = &mut model.tangential_answers;
+    let answers = co_simulation(&mut model).tangential_answers;
     for (k, window) in answers
         .against_same
         .iter_mut()
@@ -174,8 +190,11 @@ fn the_tangential_answers_round_trip_and_their_counts_and_mass_are_checked() {
     assert_eq!(slot(&bytes, TANGENTIAL_ANSWERED_SLOT), 1.0);
     assert_eq!(slot(&bytes, TANGENTIAL_LAST_H_SLOT), 1e-3);
     assert_eq!(slot(&bytes, TANGENTIAL_MASS_SLOT), 1.25);
-    let (back, _) = read(&bytes).expect("valid state");
-    assert_eq!(back.tangential_answers, model.tangential_answers);
+    let (mut back, _) = read(&bytes).expect("valid state");
+    assert_eq!(
+        *co_simulation(&mut back).tangential_answers,
+        *co_simulation(&mut model).tangential_answers
+    );
     for (index, bad) in [
         (TANGENTIAL_WINDOW_COUNT_SLOTS[2], 7.0),
         (TANGENTIAL_STEPS_SLOT, 1.5),
@@ -223,7 +242,10 @@ fn the_layout_takes_every_slot_and_the_named_slots_hold_their_fields() {
         o(|m| m.interface = Interface::ModelExchange),
         [INTERFACE_SLOT]
     );
-    assert_eq!(o(|m| m.coupling.f_next_read = true), [F_NEXT_READ_SLOT]);
+    assert_eq!(
+        o(|m| coupling(m).note_that_the_master_reads_next()),
+        [F_NEXT_READ_SLOT]
+    );
     let choices = [
         o(|m| m.parameters.options.force_law = 5),
         o(|m| m.parameters.options.hysteresis = 5),
@@ -236,22 +258,22 @@ fn the_layout_takes_every_slot_and_the_named_slots_hold_their_fields() {
     ];
     assert_eq!(friction, FRICTION_CHOICE_SLOTS.map(|slot| vec![slot]));
     let counts = [
-        o(|m| m.tangential_answers.against_same[0].count = 1),
-        o(|m| m.tangential_answers.against_same[1].count = 1),
-        o(|m| m.tangential_answers.against_before[0].count = 1),
-        o(|m| m.tangential_answers.against_before[1].count = 1),
+        o(|m| co_simulation(m).tangential_answers.against_same[0].count = 1),
+        o(|m| co_simulation(m).tangential_answers.against_same[1].count = 1),
+        o(|m| co_simulation(m).tangential_answers.against_before[0].count = 1),
+        o(|m| co_simulation(m).tangential_answers.against_before[1].count = 1),
     ];
     assert_eq!(counts, TANGENTIAL_WINDOW_COUNT_SLOTS.map(|slot| vec![slot]));
     let tangential = [
-        o(|m| m.tangential_answers.last_h = 1.0),
-        o(|m| m.tangential_answers.steps = 1),
-        o(|m| m.tangential_answers.answered = true),
-        o(|m| m.tangential_answers.answered_before = true),
-        o(|m| m.tangential_answers.mass = 1.0),
-        o(|m| m.tangential_answers.holds_earlier = true),
-        o(|m| m.tangential_answers.candidate = 1.0),
-        o(|m| m.tangential_answers.candidate_holds_earlier = true),
-        o(|m| m.tangential_answers.misses = 1),
+        o(|m| co_simulation(m).tangential_answers.last_h = 1.0),
+        o(|m| co_simulation(m).tangential_answers.steps = 1),
+        o(|m| co_simulation(m).tangential_answers.answered = true),
+        o(|m| co_simulation(m).tangential_answers.answered_before = true),
+        o(|m| co_simulation(m).tangential_answers.mass = 1.0),
+        o(|m| co_simulation(m).tangential_answers.holds_earlier = true),
+        o(|m| co_simulation(m).tangential_answers.candidate = 1.0),
+        o(|m| co_simulation(m).tangential_answers.candidate_holds_earlier = true),
+        o(|m| co_simulation(m).tangential_answers.misses = 1),
     ];
     let named = [
         TANGENTIAL_LAST_H_SLOT,
@@ -267,7 +289,7 @@ fn the_layout_takes_every_slot_and_the_named_slots_hold_their_fields() {
     assert_eq!(tangential, named.map(|slot| vec![slot]));
     // The prediction's presence flag comes first, then its two values.
     assert_eq!(
-        o(|m| m.tangential_answers.predicted = Some([1.0, 2.0])),
+        o(|m| co_simulation(m).tangential_answers.predicted = Some([1.0, 2.0])),
         [TANGENTIAL_FLAG_SLOTS[1], 311, 312]
     );
 }
