@@ -11,6 +11,10 @@ use elastogap::fmi3::*;
 use elastogap::variables::{by_var, Causality, Kind, Var, VARIABLES};
 use fmi_sys::fmi3::{fmi3Boolean, fmi3Float64, fmi3Instance, fmi3InstanceEnvironment, fmi3Status};
 
+#[path = "support/random.rs"]
+mod random;
+use random::Random;
+
 const OK: fmi3Status = fmi_sys::fmi3::fmi3Status_fmi3OK;
 const ERROR: fmi3Status = fmi_sys::fmi3::fmi3Status_fmi3Error;
 
@@ -301,6 +305,74 @@ fn early_return_stops_at_the_touch_down_and_event_mode_takes_the_switch() {
     assert_eq!(next.last_successful_time, t + (start + 2.0 * H - t));
     assert!(contact(instance));
     unsafe { fmi3FreeInstance(instance) };
+}
+
+/// Along a prescribed motion (`heldForce` = None, the inputs set before every step) a step with
+/// early return allowed stops where the motion crosses the contact's end, going in and coming
+/// out, and nowhere else: drawn depths, speeds and steps, the motion at a constant speed so that
+/// the crossing is known exactly.
+#[test]
+fn a_prescribed_motion_returns_early_at_its_crossing_and_nowhere_else() {
+    let mut random = Random(0x0047_5eed);
+    for case in 0..60 {
+        let speed = random.log_uniform(0.01, 3.0);
+        let h = random.log_uniform(1e-4, 3e-2);
+        let distance = speed * h * random.log_uniform(0.6, 40.0);
+        let entering = case % 2 == 0;
+        // From `distance` outside closing, or from `distance` inside opening.
+        let (s0, v) = if entering {
+            (distance, -speed)
+        } else {
+            (-distance, speed)
+        };
+        let crossing = distance / speed;
+        let recorder = Recorder::new();
+        let instance = co_simulation(&recorder, true, true, false);
+        initialize_prescribed(instance);
+        unsafe { assert_eq!(fmi3EnterStepMode(instance), OK) };
+        let mut k = 0;
+        let returned = loop {
+            let t = k as f64 * h;
+            set_motion(instance, s0 + v * t, v);
+            let result = do_step(instance, t, h);
+            if result.early_return {
+                break result.last_successful_time;
+            }
+            assert!(
+                t + h <= crossing * (1.0 + 1e-9),
+                "case {case}: the step from {t} over {h} holds the crossing at {crossing} and ran whole"
+            );
+            k += 1;
+        };
+        assert!(
+            (returned - crossing).abs() <= 1e-9 * crossing,
+            "case {case}: returned at {returned}, the motion crosses at {crossing}"
+        );
+        unsafe { fmi3FreeInstance(instance) };
+    }
+}
+
+/// [`initialize`] with `heldForce` = None: the master prescribes the motion.
+fn initialize_prescribed(instance: fmi3Instance) {
+    unsafe {
+        assert_eq!(
+            fmi3EnterInitializationMode(instance, false, 0.0, 0.0, false, 0.0),
+            OK
+        );
+        let parameters = [vr(Var::C), vr(Var::D)];
+        assert_eq!(
+            fmi3SetFloat64(instance, parameters.as_ptr(), 2, [1e4, 20.0].as_ptr(), 2),
+            OK
+        );
+        let none = elastogap::variables::HELD_FORCE
+            .items
+            .iter()
+            .position(|(name, _)| *name == "None")
+            .expect("heldForce None") as i64
+            + 1;
+        assert_eq!(fmi3SetInt64(instance, &vr(Var::HeldForce), 1, &none, 1), OK);
+        assert_eq!(fmi3ExitInitializationMode(instance), OK);
+    }
 }
 
 #[test]

@@ -4,8 +4,9 @@
 //! The step is taken whole first, as `do_step` takes it. Where it locates a switch inside (a
 //! contact that starts or ends), the instance goes back to the step's start and steps again to
 //! that instant, so that the master gets a communication point there. Going back is exact: the
-//! step's start is a copy the caller keeps (no allocation), and a step to the instant is the same
-//! step cut short, its means (`f_mean`, `E_loss`, `E_port`) over the step actually taken. A step
+//! step's start is a copy the caller keeps (no allocation), taken only where a switch can come (a
+//! prescribed motion that crosses no contact end cannot meet one), and a step to the instant is
+//! the same step cut short, its means (`f_mean`, `E_loss`, `E_port`) over the step actually taken. A step
 //! with an effective mass plans over its own length, so the shorter step can locate the switch a
 //! little earlier: it is cut again there, at most [`MAX_CUTS`] times.
 //!
@@ -28,6 +29,8 @@
 //! after, as does the next step.
 
 use super::{ElastoGap, NonFiniteStep, StepReport};
+use crate::laws::ContactLaw;
+use crate::step::{range_crossings, Motion};
 
 /// How often a step is cut shorter at a switch its shorter self located earlier.
 pub const MAX_CUTS: usize = 3;
@@ -58,6 +61,10 @@ impl ElastoGap {
         let resuming = self.co_simulation.contact_latch.is_some();
         if !resuming || self.co_simulation.grid_step <= 0.0 {
             self.co_simulation.grid_step = h;
+        }
+        if !resuming && self.no_switch_can_come(h) {
+            self.do_step(h, report)?;
+            return Ok(None);
         }
         start.clone_from(self);
         // A master that resumes after an early return goes on to its regular step after this one.
@@ -93,6 +100,20 @@ impl ElastoGap {
         }
         self.co_simulation.contact_latch = Some(!switch.entering);
         Ok(Some(switch))
+    }
+
+    /// Whether the step can meet no switch, known before it is taken, so that its start need
+    /// not be kept: along a prescribed motion the step integrates the inputs' motion extrapolated
+    /// over it, and records a switch only where that motion crosses an end of the contact range.
+    fn no_switch_can_come(&mut self, h: f64) -> bool {
+        if !self.prescribed() {
+            return false;
+        }
+        self.evaluate_inputs_now();
+        let (s, v) = self.inputs.relative_at(self.time);
+        let a = self.relative_acceleration(self.time, h);
+        let (_, crossings) = range_crossings(Motion { s, v, a }, self.law().contact_ends(), h);
+        crossings == 0
     }
 
     /// The first switch of the step that lies inside it, more than a rounding from either end (a

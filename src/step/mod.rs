@@ -16,6 +16,7 @@ mod roots;
 pub use dynamic::{integrate_dynamics, DynamicStep};
 pub use kinematic::integrate_step;
 pub use plane::{integrate_plane_stretch, PlaneDynamics, PlaneMotion, PlaneStretch};
+pub(crate) use roots::range_crossings;
 
 /// Contact transitions an integral keeps for the event log.
 pub const MAX_TRANSITIONS: usize = 4;
