@@ -179,6 +179,22 @@ fn co_simulation(
 /// Initialized with c = 1e4, d = 20 (the housing's contact), the body on flange_b, the housing
 /// (flange_a) at rest at 0.
 fn initialize(instance: fmi3Instance) {
+    initialize_holding(instance, None);
+}
+
+/// [`initialize`] with `heldForce` = None: the master prescribes the motion.
+fn initialize_prescribed(instance: fmi3Instance) {
+    let none = elastogap::variables::HELD_FORCE
+        .items
+        .iter()
+        .position(|(name, _)| *name == "None")
+        .expect("heldForce None") as i64
+        + 1;
+    initialize_holding(instance, Some(none));
+}
+
+/// [`initialize`], with `heldForce` set to `held` where given.
+fn initialize_holding(instance: fmi3Instance, held: Option<i64>) {
     unsafe {
         assert_eq!(
             fmi3EnterInitializationMode(instance, false, 0.0, 0.0, false, 0.0),
@@ -189,6 +205,9 @@ fn initialize(instance: fmi3Instance) {
             fmi3SetFloat64(instance, parameters.as_ptr(), 2, [1e4, 20.0].as_ptr(), 2),
             OK
         );
+        if let Some(held) = held {
+            assert_eq!(fmi3SetInt64(instance, &vr(Var::HeldForce), 1, &held, 1), OK);
+        }
         assert_eq!(fmi3ExitInitializationMode(instance), OK);
     }
 }
@@ -349,29 +368,6 @@ fn a_prescribed_motion_returns_early_at_its_crossing_and_nowhere_else() {
             "case {case}: returned at {returned}, the motion crosses at {crossing}"
         );
         unsafe { fmi3FreeInstance(instance) };
-    }
-}
-
-/// [`initialize`] with `heldForce` = None: the master prescribes the motion.
-fn initialize_prescribed(instance: fmi3Instance) {
-    unsafe {
-        assert_eq!(
-            fmi3EnterInitializationMode(instance, false, 0.0, 0.0, false, 0.0),
-            OK
-        );
-        let parameters = [vr(Var::C), vr(Var::D)];
-        assert_eq!(
-            fmi3SetFloat64(instance, parameters.as_ptr(), 2, [1e4, 20.0].as_ptr(), 2),
-            OK
-        );
-        let none = elastogap::variables::HELD_FORCE
-            .items
-            .iter()
-            .position(|(name, _)| *name == "None")
-            .expect("heldForce None") as i64
-            + 1;
-        assert_eq!(fmi3SetInt64(instance, &vr(Var::HeldForce), 1, &none, 1), OK);
-        assert_eq!(fmi3ExitInitializationMode(instance), OK);
     }
 }
 
