@@ -414,7 +414,8 @@ impl DynamicCase<'_> {
     }
 }
 
-type SetState = unsafe extern "C" fn(fmi2::fmi2Component, fmi2::fmi2FMUstate) -> fmi2::fmi2Status;
+pub(crate) type SetState =
+    unsafe extern "C" fn(fmi2::fmi2Component, fmi2::fmi2FMUstate) -> fmi2::fmi2Status;
 
 /// Criterion rows of the dynamic cases: `dynamic/<id>` restores the state and steps;
 /// `dynamic/restore_<id>` restores alone, to be subtracted.

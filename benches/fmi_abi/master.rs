@@ -19,8 +19,9 @@ use elastogap::variables::{by_var, Var};
 use fmi_sys::fmi2;
 
 use super::c_baseline::{CBaseline, CInstance};
+use super::dynamic::SetState;
 use super::library::{held_force, vr, Component, Library, OK};
-use super::paired::{quartiles, time_calls, PAIRED_ROUNDS};
+use super::paired::{quartiles, time_calls, Fmi2DoStep, Fmi2SetReal, PAIRED_ROUNDS};
 
 /// The communication step and the body.
 const H: f64 = 1e-3;
@@ -174,32 +175,19 @@ impl Body {
     }
 }
 
-type SetReal = unsafe extern "C" fn(
-    fmi2::fmi2Component,
-    *const fmi2::fmi2ValueReference,
-    usize,
-    *const fmi2::fmi2Real,
-) -> fmi2::fmi2Status;
 type GetReal = unsafe extern "C" fn(
     fmi2::fmi2Component,
     *const fmi2::fmi2ValueReference,
     usize,
     *mut fmi2::fmi2Real,
 ) -> fmi2::fmi2Status;
-type DoStep = unsafe extern "C" fn(
-    fmi2::fmi2Component,
-    fmi2::fmi2Real,
-    fmi2::fmi2Real,
-    fmi2::fmi2Boolean,
-) -> fmi2::fmi2Status;
-type SetState = unsafe extern "C" fn(fmi2::fmi2Component, fmi2::fmi2FMUstate) -> fmi2::fmi2Status;
 
 /// The calls a master makes, resolved once.
 #[derive(Clone, Copy)]
 struct Calls {
-    set_real: SetReal,
+    set_real: Fmi2SetReal,
     get_real: GetReal,
-    do_step: DoStep,
+    do_step: Fmi2DoStep,
     set_state: SetState,
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::plot::{draw_curve, draw_legend, Chart, Signal};
+use crate::plot::{draw_curve, draw_legend, force_chart, Chart, Signal};
 use crate::support::cosim::{
     self, Coupling, DemoOptions, DemoRun, TimeSeries, COMPARISON_SIGNALS, TUBE,
 };
@@ -326,29 +326,7 @@ fn plot_fmi3(
     draw_markers(&mut chart, &early_return_markers(run3, |r| r.x2), true)?;
     draw_legend(&mut chart)?;
 
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for r in rows3.iter().chain(&run2.rows) {
-        for f in [r.gap1.f, r.gap2.f] {
-            lo = lo.min(f);
-            hi = hi.max(f);
-        }
-    }
-    let pad = 0.05 * (hi - lo).max(1.0);
-    let mut chart = ChartBuilder::on(&middle)
-        .caption(
-            "Forces of the two ElastoGap FMUs (at flange_b)",
-            ("sans-serif", 16),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
-    chart
-        .configure_mesh()
-        .x_desc("time t (s)")
-        .y_desc("force f (N)")
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    let mut chart = force_chart(&middle, rows3.iter().chain(&run2.rows), stop)?;
     let forces: [Signal; 2] = [
         ("elastoGap1.f, FMI 3.0", |r| r.gap1.f),
         ("elastoGap2.f, FMI 3.0", |r| r.gap2.f),

@@ -117,30 +117,7 @@ pub(crate) fn plot(
     }
     draw_legend(&mut chart)?;
 
-    // Gap forces.
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for r in &run.rows {
-        for f in [r.gap1.f, r.gap2.f] {
-            lo = lo.min(f);
-            hi = hi.max(f);
-        }
-    }
-    let pad = 0.05 * (hi - lo).max(1.0);
-    let mut chart = ChartBuilder::on(&lower)
-        .caption(
-            "Forces of the two ElastoGap FMUs (at flange_b)",
-            ("sans-serif", 16),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
-    chart
-        .configure_mesh()
-        .x_desc("time t (s)")
-        .y_desc("force f (N)")
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    let mut chart = force_chart(&lower, &run.rows, stop)?;
     let forces: [Signal; 2] = [
         ("elastoGap1.f (wall at -2 m to mass2)", |r| r.gap1.f),
         ("elastoGap2.f (mass2 to wall at +2 m)", |r| r.gap2.f),
@@ -263,6 +240,39 @@ pub(crate) type Chart<'a, 'b> = ChartContext<
     SVGBackend<'b>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
+
+/// The chart of the two gaps' forces over `[0, stop]`, its range padded around every force of
+/// `rows`.
+pub(crate) fn force_chart<'a, 'b: 'a, 'r>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    rows: impl IntoIterator<Item = &'r cosim::Row>,
+    stop: f64,
+) -> Result<Chart<'a, 'b>, Box<dyn Error>> {
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for r in rows {
+        for f in [r.gap1.f, r.gap2.f] {
+            lo = lo.min(f);
+            hi = hi.max(f);
+        }
+    }
+    let pad = 0.05 * (hi - lo).max(1.0);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "Forces of the two ElastoGap FMUs (at flange_b)",
+            ("sans-serif", 16),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
+    chart
+        .configure_mesh()
+        .x_desc("time t (s)")
+        .y_desc("force f (N)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    Ok(chart)
+}
 
 /// One curve with its legend entry.
 pub(crate) fn draw_curve<'a, 'b: 'a>(
