@@ -109,6 +109,11 @@ impl PortState {
     /// `force` bounded over this step (`held` None: `f_mean`) or over the step after one that
     /// holds `held` (`f_next`, [`Self::admissible_after`]).
     pub fn bound_held(self, force: f64, h: f64, held: Option<f64>) -> f64 {
+        // Every admissible interval holds 0 (`one_sided`): no force is never cut, and a free
+        // step, which holds none, skips the interval.
+        if force == 0.0 {
+            return force;
+        }
         let (low, high) = match held {
             None => self.admissible(h),
             Some(held) => self.admissible_after(held, h),

@@ -82,7 +82,9 @@
 //! - the dynamic step (`dynamic.rs`): a contact given through a wrong mass replayed
 //!   ([`Coupling::replay_the_contact`]), the correction set up, the plan held and `f_next`
 //!   predicted one step ahead ([`Coupling::plan_the_dynamic_step`]);
-//! - the plan (`plan.rs`): [`Coupling::plan`] integrates the model and makes the held force, its
+//! - the plan (`plan.rs`): [`Coupling::plan`] integrates the model and makes the held force (a
+//!   step with nothing of a contact under way or met is planned as the free flight it is,
+//!   `free_plan.rs`), its
 //!   correction's shift (`correction.rs`) held to the model's energy (`energy_bounded_shift`) and
 //!   through the speed fuse (`through_the_speed_fuse`, `passivity.rs`); a contact given through a
 //!   wrong mass is replayed with the mass known ([`replay`]); an offset the contact no longer
@@ -106,6 +108,7 @@ mod dynamic;
 mod episode;
 mod external;
 mod floor;
+mod free_plan;
 mod held_force;
 mod mass_fit;
 mod observe;

@@ -11,6 +11,7 @@
 //! it can account for ([`Coupling::fund_the_model_start`]).
 
 use super::correction::Situation;
+use super::free_plan::free_plan;
 use super::{Correction, Coupling, Episode, Pace, SpeedFuse};
 use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{entry_time, integrate_dynamics, Dynamics};
@@ -46,6 +47,21 @@ impl Coupling {
     /// (contact impulse over h plus the correction, plus the passivity controller's force
     /// `passivity`), the model's step, and what stays owed.
     pub fn plan<L: ContactLaw>(
+        owed: (f64, f64),
+        correction: Correction,
+        law: &L,
+        master: Motion,
+        dynamics: Dynamics,
+        h: f64,
+        passivity: f64,
+    ) -> Plan {
+        free_plan(owed, correction, law, master, dynamics, h, passivity).unwrap_or_else(|| {
+            Coupling::plan_in_full(owed, correction, law, master, dynamics, h, passivity)
+        })
+    }
+
+    /// [`Coupling::plan`] through the contact's machinery, whatever the step holds.
+    pub(super) fn plan_in_full<L: ContactLaw>(
         owed: (f64, f64),
         correction: Correction,
         law: &L,
@@ -253,7 +269,7 @@ fn situation_of_the_step<L: ContactLaw>(
 
 /// The speed fuse over the force the master is to hold, the correction's and the passivity
 /// controller's together ([`SpeedFuse`]).
-fn through_the_speed_fuse(
+pub(super) fn through_the_speed_fuse(
     fuse: SpeedFuse,
     force: f64,
     passivity: f64,

@@ -121,6 +121,45 @@ pub fn integrate_dynamics<L: ContactLaw>(
     out
 }
 
+/// [`integrate_dynamics`] where the motion flies free through the whole step: finite, out of
+/// contact at the start, and meeting no contact end before `h`. None otherwise. It gives what
+/// the integration gives there, without the integration's loop (a free flight is the parabola
+/// under `a_ext`, and the law is evaluated only at the end).
+#[inline(always)]
+pub fn free_flight_step<L: ContactLaw>(
+    law: &L,
+    start: Motion,
+    dynamics: Dynamics,
+    h: f64,
+) -> Option<DynamicStep> {
+    let Dynamics { mass, a_ext, .. } = dynamics;
+    let s_rel0 = law.s_rel0();
+    let span = ContactSpan::of(law);
+    let free = Motion {
+        s: start.s - s_rel0,
+        v: start.v,
+        a: a_ext,
+    };
+    let flies = h > 0.0
+        && free.s.is_finite()
+        && free.v.is_finite()
+        && span.outside(free.s) >= 0.0
+        && entry_time(free, span, h).is_none();
+    if !flies {
+        return None;
+    }
+    let end = free.at(h);
+    let force = law.evaluate(s_rel0 + end.s, end.v).f;
+    Some(DynamicStep {
+        end: Motion {
+            s: s_rel0 + end.s,
+            v: end.v,
+            a: a_ext - force / mass,
+        },
+        ..DynamicStep::default()
+    })
+}
+
 /// Out of contact from `(x, v)` for at most `remaining`: the state where the flight ends, and
 /// the time to it if the motion is inside the contact range there (a touch-down); none where
 /// the flight lasts the rest of the step.

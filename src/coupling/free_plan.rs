@@ -1,0 +1,170 @@
+//! The plan of a free step: [`Coupling::plan`] where nothing of a contact is under way and the
+//! model meets none in the step. Most steps an end stop sees are such steps, and a master that
+//! holds the force on a body asks for one on each of them.
+
+use super::plan::{held_over, through_the_speed_fuse, Plan};
+use super::Correction;
+use crate::laws::ContactLaw;
+use crate::step::dynamic::{free_flight_step, Dynamics};
+use crate::step::Motion;
+
+/// [`Coupling::plan`] where the step is a free flight and nothing of a contact is under way:
+/// nothing owed, no correction planned, no passivity force, and a model that meets no contact
+/// end in the step ([`free_flight_step`]). The correction's shift is then 0 (`Correction::next`
+/// of no offset and no contact's shape), which no energy bound cuts, so the force is the speed
+/// fuse's of none: the same plan as the whole one, without its contact machinery. None where
+/// any of that does not hold.
+#[inline(always)]
+pub(super) fn free_plan<L: ContactLaw>(
+    owed: (f64, f64),
+    correction: Correction,
+    law: &L,
+    master: Motion,
+    dynamics: Dynamics,
+    h: f64,
+    passivity: f64,
+) -> Option<Plan> {
+    if owed != (0.0, 0.0) || correction.count != 0 || passivity != 0.0 || !h.is_finite() {
+        return None;
+    }
+    let Dynamics { mass, a_ext, .. } = dynamics;
+    let fuse = correction.fuse;
+    let start = Motion {
+        s: master.s + owed.0,
+        v: master.v + owed.1,
+        a: a_ext,
+    };
+    let step = free_flight_step(law, start, dynamics, h)?;
+    // `Correction::next` with no offset: a plan that waits for an answer keeps its pace.
+    let correction = if correction.answer_pending && correction.robust {
+        Correction {
+            pace: correction.pace,
+            robust: correction.robust,
+            ..Correction::default()
+        }
+    } else {
+        Correction::default()
+    };
+    let shift = 0.0;
+    let force = step.integral.impulse / h - mass * shift / (h * h);
+    let (force, passivity, correction) =
+        through_the_speed_fuse(fuse, force, passivity, correction, master, mass, h);
+    let master_end = held_over(master, a_ext - force / mass, h);
+    Some(Plan {
+        force: force + passivity,
+        passivity,
+        step,
+        owed: (step.end.s - master_end.s, step.end.v - master_end.v),
+        correction,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coupling::{Coupling, Pace, SpeedFuse};
+    use crate::laws::GapLaw;
+    use crate::test_random::Xorshift;
+
+    /// A drawn step whose plan may be a free one: a master near the contact or far from it, in
+    /// it or not, a correction that waits for an answer or none, a speed fuse that cuts or not.
+    fn drawn(rng: &mut Xorshift) -> (GapLaw, Motion, Dynamics, Correction, f64) {
+        let mut pick = |low: f64, high: f64| low + (high - low) * rng.unit();
+        let law = GapLaw {
+            c: 10f64.powf(pick(2.0, 8.0)),
+            d: 10f64.powf(pick(-1.0, 3.0)),
+            s_rel0: [0.0, pick(-0.1, 0.1)][(pick(0.0, 2.0)) as usize],
+            n: [1.0, 1.5, pick(1.0, 3.0)][(pick(0.0, 3.0)) as usize],
+            ..GapLaw::default()
+        };
+        let h = 10f64.powf(pick(-5.0, -1.0));
+        let v = pick(-2.0, 2.0);
+        let a_ext = [0.0, -9.81, pick(-1e3, 1e3)][(pick(0.0, 3.0)) as usize];
+        // Within a few steps' travel of the contact's edge, either side, or far from it.
+        let reach = (v.abs() * h + a_ext.abs() * h * h).max(1e-12);
+        let offset = [pick(-3.0, 3.0) * reach, pick(-1.0, 1.0)][(pick(0.0, 2.0)) as usize];
+        let master = Motion {
+            s: law.s_rel0 + offset,
+            v,
+            a: a_ext,
+        };
+        let dynamics = Dynamics {
+            mass: 10f64.powf(pick(-3.0, 3.0)),
+            a_ext,
+            tolerance: 1e-9,
+        };
+        let correction = Correction {
+            pace: [Pace::ThreeStep, Pace::DeadBeat, Pace::VelocityFirst][(pick(0.0, 3.0)) as usize],
+            robust: pick(0.0, 1.0) < 0.5,
+            answer_pending: pick(0.0, 1.0) < 0.5,
+            recover: pick(0.0, 1.0) < 0.5,
+            energy_bounded: pick(0.0, 1.0) < 0.5,
+            fuse: SpeedFuse {
+                limit: [0.0, pick(0.0, 3.0)][(pick(0.0, 2.0)) as usize],
+                a_free: pick(-20.0, 20.0),
+            },
+            ..Correction::default()
+        };
+        (law, master, dynamics, correction, h)
+    }
+
+    /// Wherever the free plan is taken, it is the whole plan bit for bit (forces, motion, what is
+    /// owed and the correction after it, compared as printed, so that a sign of zero counts);
+    /// it is taken for most free steps and for no step that meets the contact.
+    #[test]
+    fn a_free_plan_is_the_whole_plan_bit_for_bit() {
+        let mut rng = Xorshift(0x5eed_f1ee);
+        let (mut taken, mut contact_steps) = (0, 0);
+        let cases = 100_000;
+        for case in 0..cases {
+            let (law, master, dynamics, correction, h) = drawn(&mut rng);
+            let owed = [(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0)][case % 3];
+            let whole = Coupling::plan_in_full(owed, correction, &law, master, dynamics, h, 0.0);
+            if whole.step.integral.substeps > 0 {
+                contact_steps += 1;
+            }
+            let Some(free) = free_plan(owed, correction, &law, master, dynamics, h, 0.0) else {
+                continue;
+            };
+            taken += 1;
+            assert_eq!(
+                whole.step.integral.substeps, 0,
+                "case {case}: a contact step taken"
+            );
+            assert_eq!(
+                format!("{whole:?}"),
+                format!("{free:?}"),
+                "case {case}: {law:?} {master:?} {dynamics:?} {correction:?} h {h}"
+            );
+        }
+        assert!(taken > cases / 3, "taken {taken} of {cases}");
+        assert!(
+            contact_steps > cases / 10,
+            "contact steps {contact_steps} of {cases}"
+        );
+    }
+
+    /// Anything owed, a correction under way or a passivity force: the whole plan.
+    #[test]
+    fn a_step_with_a_correction_or_a_passivity_force_is_not_free() {
+        let law = GapLaw::default();
+        let master = Motion {
+            s: 1.0,
+            v: 0.0,
+            a: 0.0,
+        };
+        let dynamics = Dynamics {
+            mass: 1.0,
+            a_ext: 0.0,
+            tolerance: 1e-9,
+        };
+        let idle = Correction::default();
+        let planned = Correction { count: 1, ..idle };
+        let h = 1e-3;
+        assert!(free_plan((0.0, 0.0), idle, &law, master, dynamics, h, 0.0).is_some());
+        assert!(free_plan((1e-9, 0.0), idle, &law, master, dynamics, h, 0.0).is_none());
+        assert!(free_plan((0.0, 1e-9), idle, &law, master, dynamics, h, 0.0).is_none());
+        assert!(free_plan((0.0, 0.0), planned, &law, master, dynamics, h, 0.0).is_none());
+        assert!(free_plan((0.0, 0.0), idle, &law, master, dynamics, h, 1.0).is_none());
+    }
+}
