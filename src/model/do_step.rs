@@ -139,10 +139,7 @@ impl ElastoGap {
         }
         let dynamic_mass = self.effective_mass().filter(|_| !at_start.plain);
         let dynamic = dynamic_mass.is_some();
-        // The dynamic step plans in the coupling as it goes, its prediction of f_next included:
-        // the coupling before the plan is what to put back if the step is refused. The kinematic
-        // step leaves the coupling alone.
-        let before_the_plan = dynamic_mass.map(|_| self.co_simulation.coupling);
+        let before_the_step = self.before_the_step(dynamic);
         let step_end = match dynamic_mass {
             Some(mass) => {
                 let (next_before, settled) = (at_start.next_before, at_start.settled);
@@ -184,10 +181,11 @@ impl ElastoGap {
             && step_end.planned_f_mean.is_none_or(f64::is_finite)
             && account.e_loss.is_finite()
             && account.received.is_finite();
-        if !(end_finite & integrals_finite) {
-            if let Some(coupling) = before_the_plan {
-                self.co_simulation.coupling = coupling;
-            }
+        let refused = !(end_finite & integrals_finite);
+        #[cfg(test)]
+        let refused = refused || super::tests::refusing();
+        if refused {
+            self.put_back(before_the_step);
             return Err(NonFiniteStep);
         }
         if !dynamic {

@@ -53,6 +53,7 @@ mod notes;
 mod parameters;
 mod parts;
 mod prescribed;
+mod refusal;
 mod slopes;
 mod tangential;
 mod tangential_step;

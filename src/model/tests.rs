@@ -178,3 +178,56 @@ fn an_unread_prediction_is_made_when_first_read() {
     assert!(gap.co_simulation.coupling.master_reads_next());
     assert!(eager.is_finite());
 }
+
+thread_local! {
+    /// Set by a test: the next steps are refused as if they had not been finite.
+    static REFUSING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a test refuses the steps (`do_step_with`).
+pub(super) fn refusing() -> bool {
+    REFUSING.with(std::cell::Cell::get)
+}
+
+/// A refused step leaves the coupling as it learnt from the master's motion at the step's
+/// start, whatever the step planned, replayed or probed before its test (`do_step_with`
+/// asserts it on refusal): drawn runs of a body dropped onto the stop, with and without
+/// gravity, under every held force and a given, wrong or no mass, a master reading `f_next`
+/// or not, each step refused once on a copy before it is taken.
+#[test]
+fn a_refused_step_leaves_the_coupling_as_it_learnt() {
+    let mut rng = crate::test_random::Xorshift(0x0dd_5eed);
+    let mut refused = [0usize; 2];
+    for run in 0..48 {
+        let mut pick = |low: f64, high: f64| low + (high - low) * rng.unit();
+        let held = [1.0, 2.0, 3.0][run % 3];
+        let m_eff = [0.0, 1.0, pick(0.3, 3.0)][(run / 3) % 3];
+        let reads_next = held == 3.0 || (run / 9) % 2 == 1;
+        let gravity = [0.0, 9.81][(run / 18) % 2];
+        let mut gap = gap(m_eff);
+        gap.set_value(Var::HeldForce, held);
+        let (h, mass) = (pick(1e-4, 5e-3), 1.0);
+        let (mut s, mut v) = (pick(0.0, 0.02), -pick(0.05, 1.0));
+        let mut next = 0.0;
+        for _ in 0..200 {
+            gap.set_value(Var::FlangeBS, s);
+            gap.set_value(Var::FlangeBV, v);
+            let mut copy = gap.clone();
+            REFUSING.with(|r| r.set(true));
+            let result = copy.do_step(h, &mut StepReport::default());
+            REFUSING.with(|r| r.set(false));
+            assert!(result.is_err(), "run {run}: the step was not refused");
+            let mut report = StepReport::default();
+            gap.do_step(h, &mut report).expect("a finite step");
+            refused[usize::from(report.dynamic)] += 1;
+            let f_mean = gap.read(Var::FMean);
+            let f = if held == 3.0 { next } else { f_mean };
+            if reads_next {
+                next = gap.read(Var::FNext);
+            }
+            s += h * (v - 0.5 * h * (f / mass + gravity));
+            v -= h * (f / mass + gravity);
+        }
+    }
+    assert!(refused.iter().all(|&n| n > 500), "{refused:?}");
+}
