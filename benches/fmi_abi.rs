@@ -158,6 +158,10 @@ fn benches(c: &mut Criterion) {
         fmi3_pairs_only(&library);
         return;
     }
+    if std::env::var_os("ELASTOGAP_BENCH_MASTER_ONLY").is_some() {
+        master_rows_only(&library);
+        return;
+    }
     bench_laws(c);
     bench_kinematic(c);
     bench_do_step(c, &library);
@@ -180,6 +184,24 @@ fn benches(c: &mut Criterion) {
         &mut dynamic,
         pairs.as_deref_mut().map_err(|why| why.as_str()),
     );
+}
+
+/// `ELASTOGAP_BENCH_MASTER_ONLY=1`: only the rows of the step real masters take, each median
+/// over the prescribed step printed (a quick look while working on the coupling; nothing is
+/// written).
+fn master_rows_only(library: &Library) {
+    let baseline = c_baseline::CBaseline::build();
+    let mut rows = master::MasterRows::new(library, &baseline);
+    for _ in 0..PAIRED_ROUNDS {
+        rows.round(&baseline);
+    }
+    let report = rows.report();
+    for (key, value) in report.as_object().into_iter().flatten() {
+        eprintln!(
+            "{key}: {} ns, {}",
+            value["ns_per_step"][1], value["over_prescribed"][1]
+        );
+    }
 }
 
 /// `ELASTOGAP_BENCH_FMI3_ONLY=1`: only the pairs of `fmi3DoStep` against `fmi2DoStep`, their

@@ -45,18 +45,18 @@ pub struct DynamicPlan {
 
 /// The dynamic step as planned, before the force the master holds over it is known: what the
 /// model owes the master after the step follows from that force ([`PlannedStep::after`]).
-struct PlannedStep<'p> {
-    setting: &'p DynamicSetting,
-    plan: &'p Plan,
+pub(super) struct PlannedStep<'p> {
+    pub(super) setting: &'p DynamicSetting,
+    pub(super) plan: &'p Plan,
     /// The `f_next` the master read before this step, if it read one.
-    next_before: Option<f64>,
+    pub(super) next_before: Option<f64>,
     /// The plan the `f_next` made one step ago goes on with.
-    continuation: Correction,
+    pub(super) continuation: Correction,
     /// A replay restarted the contact's correction in this step.
-    replayed: bool,
+    pub(super) replayed: bool,
     /// The correction's pace before this step's plan.
-    prior_pace: Pace,
-    fuse: SpeedFuse,
+    pub(super) prior_pace: Pace,
+    pub(super) fuse: SpeedFuse,
 }
 
 impl Coupling {
@@ -160,14 +160,12 @@ impl Coupling {
     ) -> DynamicPlan {
         let (master, dynamics, h) = (setting.master, setting.dynamics, setting.h);
         let mass = dynamics.mass;
-        let fuse = self.set_up_the_correction(law, setting);
-        // The passivity controller: once settled, a port that returned more than the contact
-        // dissipated is damped until it has taken the excess back.
-        let passivity = if setting.settled {
-            passivity_force(setting.deficit, master.v, mass, h)
-        } else {
-            0.0
-        };
+        self.replay_pending = false;
+        self.forgive_position(law, master, mass);
+        self.fund_the_model_start(law, master, mass);
+        let fuse;
+        (self.correction, fuse) = self.correction_set_up(setting);
+        let passivity = self.passivity_over(setting);
         let start = Motion {
             s: master.s + self.owed_s,
             v: master.v + self.owed_v,
@@ -184,79 +182,98 @@ impl Coupling {
             prior_pace: self.correction.pace,
             fuse,
         };
-        let (held, master_next, owed) = self.hold_the_plan(&planned);
-        // The work the held force does over the step as the model predicts the master's motion.
-        let port_work = held * (master_next.s - master.s);
-        self.predict_f_next(&planned, held, master_next, owed, h_next);
+        let held = self.held(&planned);
+        let (passivity_in_next, f_next) = self.prediction(&planned, &held, h_next);
+        self.assumed_held = held.force;
+        (self.owed_s, self.owed_v) = held.owed;
+        self.correction = held.correction;
+        self.passivity_in_next = passivity_in_next;
+        self.f_next = f_next;
         DynamicPlan {
             plan,
             start,
-            // Only through a mass the master's latest answer agreed with: a wrong one would
-            // raise E_loss, which never falls, by work the bodies never did.
-            predicted_port_work: if (self.last_estimate / mass - 1.0).abs() <= STEADY_ADOPTION {
-                port_work
-            } else {
-                0.0
-            },
+            predicted_port_work: self.predicted_port_work(&held, master, mass),
         }
     }
 
-    /// The correction's start for this step: what the model may forgive or fund of where it
-    /// starts, and its settings (recovery, the energy bound, the speed fuse, robustness while
-    /// the mass is not confirmed). Returns the fuse, which the prediction of `f_next` takes too.
+    /// The correction's settings for this step (recovery, the energy bound, the speed fuse,
+    /// robustness while the mass is not confirmed), and the fuse, which the prediction of
+    /// `f_next` takes too.
     #[inline(always)]
-    fn set_up_the_correction<L: ContactLaw>(
-        &mut self,
-        law: &L,
-        setting: &DynamicSetting,
-    ) -> SpeedFuse {
-        let (master, mass) = (setting.master, setting.dynamics.mass);
-        self.replay_pending = false;
-        self.forgive_position(law, master, mass);
-        self.fund_the_model_start(law, master, mass);
-        self.correction.recover = self.master_holds_next != Some(true);
-        self.correction.energy_bounded = setting.energy_bounded;
+    pub(super) fn correction_set_up(&self, setting: &DynamicSetting) -> (Correction, SpeedFuse) {
         let fuse = SpeedFuse {
             limit: SPEED_FUSE_FACTOR * self.passive_speed,
             a_free: self.a_free,
         };
-        self.correction.fuse = fuse;
-        self.correction.robust = !self.mass_confirmed;
-        fuse
+        let correction = Correction {
+            recover: self.master_holds_next != Some(true),
+            energy_bounded: setting.energy_bounded,
+            fuse,
+            robust: !self.mass_confirmed,
+            ..self.correction
+        };
+        (correction, fuse)
     }
 
-    /// The force the master holds over this step, and what the model owes it after: the
-    /// coupling takes the correction from there. Returns the force held, where the master is
-    /// after the step and what is owed it.
+    /// The passivity controller: once settled, a port that returned more than the contact
+    /// dissipated is damped until it has taken the excess back.
     #[inline(always)]
-    fn hold_the_plan(&mut self, planned: &PlannedStep<'_>) -> (f64, Motion, (f64, f64)) {
+    pub(super) fn passivity_over(&self, setting: &DynamicSetting) -> f64 {
+        if setting.settled {
+            passivity_force(
+                setting.deficit,
+                setting.master.v,
+                setting.dynamics.mass,
+                setting.h,
+            )
+        } else {
+            0.0
+        }
+    }
+
+    /// The work the held force does over the step as the model predicts the master's motion,
+    /// only through a mass the master's latest answer agreed with: a wrong one would raise
+    /// E_loss, which never falls, by work the bodies never did.
+    #[inline(always)]
+    pub(super) fn predicted_port_work(&self, held: &Held, master: Motion, mass: f64) -> f64 {
+        let port_work = held.force * (held.master_next.s - master.s);
+        if (self.last_estimate / mass - 1.0).abs() <= STEADY_ADOPTION {
+            port_work
+        } else {
+            0.0
+        }
+    }
+
+    /// The force the master holds over this step, where it leaves the master and what the model
+    /// then owes it, and the correction from there.
+    #[inline(always)]
+    pub(super) fn held(&self, planned: &PlannedStep<'_>) -> Held {
         let plan = planned.plan;
         // A master that steps all units at once holds the f_next it read before this step, with
         // the passivity controller's part predicted then.
-        let (held, passivity_held) = match (self.master_holds_next, planned.next_before) {
+        let (force, passivity_held) = match (self.master_holds_next, planned.next_before) {
             (Some(true), Some(next)) => (next, self.passivity_in_next),
             _ => (plan.force, plan.passivity),
         };
-        self.assumed_held = held;
-        let (master_next, owed, correction) = planned.after(held, passivity_held);
-        (self.owed_s, self.owed_v) = owed;
-        self.correction = correction;
-        self.correction.robust = !self.mass_confirmed;
-        (held, master_next, owed)
+        let (master_next, owed, mut correction) = planned.after(force, passivity_held);
+        correction.robust = !self.mass_confirmed;
+        Held {
+            force,
+            master_next,
+            owed,
+            correction,
+        }
     }
 
-    /// `f_next`'s prediction: the same plan one step ahead (over `h_next`), from where the
-    /// master will be then. `held`, `master_next` and `owed` are this step's held force, where
-    /// it leaves the master and what the model then owes it.
+    /// `f_next`'s prediction, and the passivity controller's part of it: the same plan one step
+    /// ahead (over `h_next`), from where the master will be then, after this step's `held`.
     #[inline(always)]
-    fn predict_f_next(
-        &mut self,
+    pub(super) fn prediction(
+        &self,
         planned: &PlannedStep<'_>,
-        held: f64,
-        master_next: Motion,
-        owed: (f64, f64),
+        held: &Held,
         h_next: f64,
-    ) {
+    ) -> (f64, Prediction) {
         let DynamicSetting {
             time,
             h,
@@ -270,18 +287,18 @@ impl Coupling {
         // known (a master that reads both forces), whatever this step's bookkeeping assumed.
         let (master_next, owed_next, mut correction_next, held_next) =
             match (self.master_holds_next, planned.next_before) {
-                (None, Some(next)) if next != held => {
+                (None, Some(next)) if next != held.force => {
                     let (m, o, c) = planned.after(next, self.passivity_in_next);
                     (m, o, c, next)
                 }
                 // Not readable before this step: the master that will hold it reads it from now
                 // on (cofmupy reads every output after a step, none before the first), and held
                 // its own start value over this step, no force. To any other it is only an output.
-                (None, None) if held != 0.0 => {
+                (None, None) if held.force != 0.0 => {
                     let (m, o, c) = planned.after(0.0, 0.0);
                     (m, o, c, 0.0)
                 }
-                _ => (master_next, owed, self.correction, held),
+                _ => (held.master_next, held.owed, held.correction, held.force),
             };
         correction_next.robust = !self.mass_confirmed;
         correction_next.recover = false;
@@ -306,8 +323,7 @@ impl Coupling {
         } else {
             0.0
         };
-        self.passivity_in_next = next_passivity;
-        self.f_next = Prediction::Dynamic {
+        let prediction = Prediction::Dynamic {
             owed: owed_next,
             correction: correction_next,
             master: master_next,
@@ -315,7 +331,18 @@ impl Coupling {
             h: h_next,
             passivity: next_passivity,
         };
+        (next_passivity, prediction)
     }
+}
+
+/// The force the master holds over a dynamic step ([`Coupling::held`]), where it leaves the
+/// master, what the model then owes it and the correction from there.
+#[derive(Clone, Copy)]
+pub(super) struct Held {
+    pub(super) force: f64,
+    pub(super) master_next: Motion,
+    pub(super) owed: (f64, f64),
+    pub(super) correction: Correction,
 }
 
 impl PlannedStep<'_> {

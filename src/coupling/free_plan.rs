@@ -1,12 +1,121 @@
-//! The plan of a free step: [`Coupling::plan`] where nothing of a contact is under way and the
-//! model meets none in the step. Most steps an end stop sees are such steps, and a master that
-//! holds the force on a body asks for one on each of them.
+//! The free step through a mass: nothing of a contact under way, and none met in the step. Most
+//! steps an end stop sees are such steps, and a master that holds the force on a body asks for
+//! one on each of them. [`Coupling::plan`] plans one as the free flight it is (`free_plan`);
+//! [`Coupling::plan_a_free_step`] plans the whole dynamic step so, without touching the
+//! coupling, and [`Coupling::take_the_free_step`] takes it once it passed its test: what the
+//! dynamic step (`dynamic.rs`) and the bound on the forces (`port.rs`) would leave, as they
+//! would leave it.
 
+use super::dynamic::{DynamicPlan, DynamicSetting, Held, PlannedStep};
 use super::plan::{held_over, through_the_speed_fuse, Plan};
-use super::Correction;
-use crate::laws::ContactLaw;
+use super::{Correction, Coupling, Prediction};
+use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{free_flight_step, Dynamics};
-use crate::step::Motion;
+use crate::step::{Motion, SubstepLimits};
+
+/// A free step through the mass as planned ([`Coupling::plan_a_free_step`]): its plan and the
+/// forces it hands out, and what it leaves of the coupling once it passes its test.
+pub struct FreeStep {
+    pub plan: DynamicPlan,
+    /// `f_mean` and `f_next` as the master reads them (`f_next` 0 where it does not).
+    pub f_mean: f64,
+    pub next: f64,
+    /// A cut of an earlier force for want of a reading is reported with this step.
+    pub cut_reported: bool,
+    held: Held,
+    passivity_in_next: f64,
+    f_next: Prediction,
+    f_next_continuation: Correction,
+}
+
+impl Coupling {
+    /// The dynamic step through `setting` where it is a free one: nothing replayed or owed, the
+    /// master outside the contact range (so that forgiving and funding the model's start change
+    /// nothing), the plan a free flight (`free_plan`) and `f_next`, where the master reads it,
+    /// no force either (a force of 0 is never cut, so no bound acts). None otherwise: the whole
+    /// step then gives what this one would.
+    #[inline(always)]
+    pub fn plan_a_free_step<L: ContactLaw>(
+        &self,
+        law: &L,
+        setting: &DynamicSetting,
+        next_before: Option<f64>,
+        h_next: f64,
+        limits: SubstepLimits,
+    ) -> Option<FreeStep> {
+        let master = setting.master;
+        let owed = (self.owed_s, self.owed_v);
+        let quiet = !self.replay_pending
+            && owed == (0.0, 0.0)
+            && distance_outside(law.contact_ends(), master.s) >= 0.0;
+        if !quiet {
+            return None;
+        }
+        let (correction, fuse) = self.correction_set_up(setting);
+        let passivity = self.passivity_over(setting);
+        let (dynamics, h) = (setting.dynamics, setting.h);
+        let plan = free_plan(owed, correction, law, master, dynamics, h, passivity)?;
+        let planned = PlannedStep {
+            setting,
+            plan: &plan,
+            next_before,
+            continuation: self.f_next_continuation,
+            replayed: false,
+            prior_pace: correction.pace,
+            fuse,
+        };
+        let held = self.held(&planned);
+        let (passivity_in_next, prediction) = self.prediction(&planned, &held, h_next);
+        let (next, f_next, f_next_continuation) = if self.master_reads_next() {
+            let (force, continuation) = prediction.planned(law, limits);
+            (force, Prediction::Known(force), continuation)
+        } else {
+            (0.0, prediction, self.f_next_continuation)
+        };
+        if plan.force != 0.0 || next != 0.0 {
+            return None;
+        }
+        let f_mean = if self.may_hold_the_mean_late() {
+            next
+        } else {
+            plan.force
+        };
+        let start = Motion {
+            s: master.s + owed.0,
+            v: master.v + owed.1,
+            a: master.a,
+        };
+        let predicted_port_work = self.predicted_port_work(&held, master, dynamics.mass);
+        Some(FreeStep {
+            plan: DynamicPlan {
+                plan,
+                start,
+                predicted_port_work,
+            },
+            f_mean,
+            next,
+            cut_reported: self.cut_unread && !self.told_which_force_to_name,
+            held,
+            passivity_in_next,
+            f_next,
+            f_next_continuation,
+        })
+    }
+
+    /// A free step passed its test: the coupling takes what it leaves.
+    #[inline(always)]
+    pub fn take_the_free_step(&mut self, free: FreeStep) {
+        self.replay_pending = false;
+        self.assumed_held = free.held.force;
+        (self.owed_s, self.owed_v) = free.held.owed;
+        self.correction = free.held.correction;
+        self.passivity_in_next = free.passivity_in_next;
+        self.f_next = free.f_next;
+        self.f_next_continuation = free.f_next_continuation;
+        self.cut_unread = false;
+        self.told_which_force_to_name |= free.cut_reported;
+    }
+}
 
 /// [`Coupling::plan`] where the step is a free flight and nothing of a contact is under way:
 /// nothing owed, no correction planned, no passivity force, and a model that meets no contact

@@ -81,12 +81,14 @@
 //!
 //! - the dynamic step (`dynamic.rs`): a contact given through a wrong mass replayed
 //!   ([`Coupling::replay_the_contact`]), the correction set up, the plan held and `f_next`
-//!   predicted one step ahead ([`Coupling::plan_the_dynamic_step`]);
+//!   predicted one step ahead ([`Coupling::plan_the_dynamic_step`]); a free one (nothing of a
+//!   contact under way or met) planned the same way without touching the coupling, and taken
+//!   once it passed its test (`free_plan.rs`: [`Coupling::plan_a_free_step`]); what a step may
+//!   rewrite before its test, to put back if it is refused (`rewritten.rs`);
 //! - the plan (`plan.rs`): [`Coupling::plan`] integrates the model and makes the held force (a
 //!   step with nothing of a contact under way or met is planned as the free flight it is,
-//!   `free_plan.rs`), its
-//!   correction's shift (`correction.rs`) held to the model's energy (`energy_bounded_shift`) and
-//!   through the speed fuse (`through_the_speed_fuse`, `passivity.rs`); a contact given through a
+//!   `free_plan.rs`), its correction's shift (`correction.rs`) held to the model's energy
+//!   (`energy_bounded_shift`) and through the speed fuse (`through_the_speed_fuse`, `passivity.rs`); a contact given through a
 //!   wrong mass is replayed with the mass known ([`replay`]); an offset the contact no longer
 //!   needs is forgiven (`forgive_position`); the model starts no deeper in a contact than the
 //!   energy it can account for (`fund_the_model_start`); nothing is owed after a short step
@@ -128,6 +130,7 @@ pub use bound::PortState;
 pub use correction::{Correction, Pace, POSITION_RECOVERY};
 pub use dynamic::{DynamicPlan, DynamicSetting};
 pub use external::Extrapolation;
+pub use free_plan::FreeStep;
 pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
 pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_FACTOR};
 pub use plan::{held_over, replay, Plan};

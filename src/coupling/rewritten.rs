@@ -3,12 +3,12 @@
 //! the passivity controller's part of it, `f_next`'s continuation); along the motion, the probe
 //! (its share, what it held back, the mass it takes for granted, the graze) and the correction's
 //! pace, which a cut of the force changes; either, the note of a cut made for want of a reading.
-//! A step that replays a contact rewrites the contact's episode too: that one keeps the whole
-//! coupling instead ([`Coupling::replay_is_pending`]).
+//! A step that replays a contact ([`Coupling::replay_the_contact`]) rewrites the episode's
+//! dissipation too.
 
 use super::{Correction, Coupling, Prediction, RoughAnswer};
 
-/// The part of the coupling a step without a replay rewrites before its test.
+/// The part of the coupling a step rewrites before its test.
 #[derive(Clone, Copy, Debug)]
 pub struct Rewritten {
     cut_unread: bool,
@@ -22,6 +22,7 @@ pub struct Rewritten {
 enum Part {
     Plan {
         replay_pending: bool,
+        episode_dissipated: f64,
         owed: (f64, f64),
         assumed_held: f64,
         passivity_in_next: f64,
@@ -42,13 +43,14 @@ enum Part {
 }
 
 impl Coupling {
-    /// What a step without a replay may rewrite, as it is before the step: through the mass
-    /// (`dynamic`), or along the motion.
+    /// What a step may rewrite, as it is before the step: through the mass (`dynamic`), or
+    /// along the motion.
     #[inline(always)]
     pub fn before_the_step(&self, dynamic: bool) -> Rewritten {
         let part = if dynamic {
             Part::Plan {
                 replay_pending: self.replay_pending,
+                episode_dissipated: self.episode.dissipated,
                 owed: (self.owed_s, self.owed_v),
                 assumed_held: self.assumed_held,
                 passivity_in_next: self.passivity_in_next,
@@ -84,6 +86,7 @@ impl Coupling {
         match before.part {
             Part::Plan {
                 replay_pending,
+                episode_dissipated,
                 owed,
                 assumed_held,
                 passivity_in_next,
@@ -91,6 +94,7 @@ impl Coupling {
                 f_next_continuation,
             } => {
                 self.replay_pending = replay_pending;
+                self.episode.dissipated = episode_dissipated;
                 (self.owed_s, self.owed_v) = owed;
                 self.assumed_held = assumed_held;
                 self.passivity_in_next = passivity_in_next;

@@ -11,11 +11,10 @@
 //! `#[inline(always)]`: they are one function's steps, and compile as one.
 
 use super::normal_step::StepEnd;
+use super::refusal::BeforeTheStep;
 use super::{ElastoGap, NonFiniteStep, Number, StepReport, SuppliedAccelerations};
-use crate::coupling::{
-    only_grazes, Observed, Prediction, TangentialAnswers, PLAIN_STEP, PROBE_SHARE,
-};
-use crate::laws::{distance_outside, ContactLaw, PlaneForce, Tangential, TangentialStep};
+use crate::coupling::{FreeStep, Observed, Prediction, TangentialAnswers, PLAIN_STEP};
+use crate::laws::{ContactLaw, PlaneForce, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
 /// The largest mean over a step that the step's test lets through as `|integral| <= h *
@@ -138,31 +137,14 @@ impl ElastoGap {
             report.tangential_told = answers.observe(at_start.time, self.inputs.v_t, v_s);
         }
         let dynamic_mass = self.effective_mass().filter(|_| !at_start.plain);
-        let dynamic = dynamic_mass.is_some();
-        let before_the_step = self.before_the_step(dynamic);
-        let step_end = match dynamic_mass {
-            Some(mass) => {
-                let (next_before, settled) = (at_start.next_before, at_start.settled);
-                self.dynamic_step(law, mass, h, next_before, settled, report)
-            }
-            None => self.probing_kinematic_step(law, h, &at_start, report),
+        let free = dynamic_mass.and_then(|mass| self.free_step(law, mass, h, &at_start, report));
+        #[cfg(test)]
+        let free = super::tests::unless_whole_steps(free);
+        let (step_end, handed, touched, taken) = match free {
+            Some((free, step_end, handed)) => (step_end, handed, None, Taken::Free(free)),
+            None => self.whole_step(law, dynamic_mass, h, &at_start, report),
         };
-        // A contact that touched down inside the step goes on under the law as it touched down.
-        let touched = report
-            .integral
-            .touchdown_v_rel
-            .and_then(|v_rel| law.touched_down(v_rel));
         let law = touched.as_ref().unwrap_or(law);
-        // Along the motion (no mass), f_next is the law's integral from the step's end.
-        let h_next = self.co_simulation.next_step.unwrap_or(h);
-        let kinematic_next = self.next_along_the_motion(&step_end, h_next, &at_start, report);
-        let along = (!dynamic).then_some(&kinematic_next);
-        let handed = self.bounded_forces(law, &step_end, h, &at_start, along, report);
-        let with_a_mass = self.effective_mass().is_some();
-        report.cut_for_want_of_a_reading = self
-            .co_simulation
-            .coupling
-            .report_a_cut_for_want_of_a_reading(with_a_mass);
         let answers = tangential_answers
             .as_ref()
             .unwrap_or(&self.co_simulation.tangential_answers);
@@ -185,17 +167,64 @@ impl ElastoGap {
         #[cfg(test)]
         let refused = refused || super::tests::refusing();
         if refused {
-            self.put_back(before_the_step);
+            if let Taken::Whole { before, .. } = taken {
+                self.put_back(before);
+            }
             return Err(NonFiniteStep);
         }
-        if !dynamic {
-            self.co_simulation
-                .coupling
-                .take_the_prediction_along_the_motion(handed.next, kinematic_next);
+        let coupling = &mut self.co_simulation.coupling;
+        match taken {
+            Taken::Free(free) => coupling.take_the_free_step(free),
+            Taken::Whole {
+                along: Some(along), ..
+            } => coupling.take_the_prediction_along_the_motion(handed.next, along),
+            Taken::Whole { .. } => {}
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
         Ok(())
+    }
+
+    /// The step as planned by the whole machinery (a free step does not need it,
+    /// [`Self::free_step`]): through the mass or along the motion, the forces it hands out
+    /// within the bound, the law as a contact that touched down in the step goes on under, and
+    /// what the coupling takes once the step passed its test.
+    #[inline(always)]
+    fn whole_step<L: ContactLaw + Copy>(
+        &mut self,
+        law: &L,
+        dynamic_mass: Option<f64>,
+        h: f64,
+        at_start: &StepStart,
+        report: &mut StepReport,
+    ) -> (StepEnd, HandedForces, Option<L>, Taken) {
+        let dynamic = dynamic_mass.is_some();
+        let before = self.before_the_step(dynamic);
+        let step_end = match dynamic_mass {
+            Some(mass) => {
+                let (next_before, settled) = (at_start.next_before, at_start.settled);
+                self.dynamic_step(law, mass, h, next_before, settled, report)
+            }
+            None => self.probing_kinematic_step(law, h, at_start, report),
+        };
+        // A contact that touched down inside the step goes on under the law as it touched down.
+        let touched = report
+            .integral
+            .touchdown_v_rel
+            .and_then(|v_rel| law.touched_down(v_rel));
+        let law_now = touched.as_ref().unwrap_or(law);
+        // Along the motion (no mass), f_next is the law's integral from the step's end.
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
+        let kinematic_next = self.next_along_the_motion(&step_end, h_next, at_start, report);
+        let along = (!dynamic).then_some(&kinematic_next);
+        let handed = self.bounded_forces(law_now, &step_end, h, at_start, along, report);
+        let with_a_mass = self.effective_mass().is_some();
+        report.cut_for_want_of_a_reading = self
+            .co_simulation
+            .coupling
+            .report_a_cut_for_want_of_a_reading(with_a_mass);
+        let along = (!dynamic).then_some(kinematic_next);
+        (step_end, handed, touched, Taken::Whole { before, along })
     }
 
     /// What the step learns from the master's motion at its start, before it integrates: the
@@ -307,72 +336,6 @@ impl ElastoGap {
             coupling.begin_after_missed_contact(law, observed, limits);
         }
         initial
-    }
-
-    /// The step without a mass: the law along the motion. A step with contact holds a probe (a
-    /// share of the impulse along the motion) until an answer tells the mass; its dissipation is
-    /// the probe's too, corrected by the replay once the mass is known.
-    #[inline(always)]
-    fn probing_kinematic_step<L: ContactLaw>(
-        &mut self,
-        law: &L,
-        h: f64,
-        at_start: &StepStart,
-        report: &mut StepReport,
-    ) -> StepEnd {
-        let step_end = self.kinematic_step(law, h, at_start.limits, report);
-        // New to the master: no force it could have held over the step before; not a run
-        // that starts compressed (unless the bodies stepped into the contact unseen).
-        // Compressed where the master started it, not where its bodies stepped to unseen.
-        let start = at_start
-            .initial
-            .map_or(step_end.start.s, |initial| initial.s);
-        let compressed_start = self.co_simulation.coupling.last_step_length() == 0.0
-            && distance_outside(law.contact_ends(), start) < 0.0
-            && !self.co_simulation.coupling.replay_is_pending();
-        // A probe of a contact that began at the very end of the last step may have been
-        // too small for an answer; one this step's probe dwarfs leaves it new.
-        let held_before = self.co_simulation.coupling.largest_force_held_before();
-        // Compared as impulses: a division by h here would wait for the integration
-        // on every kinematic step.
-        let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
-        // A contact the last step only grazed, and held in full, is still new.
-        let unheld = held_before == 0.0
-            || held_before * h < dwarfed
-            || self.co_simulation.coupling.grazed_last();
-        let new_contact = unheld && !compressed_start;
-        let fresh = !at_start.plain
-            && self.co_simulation.coupling.probing(true)
-            && !self.co_simulation.coupling.probe_is_due();
-        let impulse = report.integral.impulse;
-        report.grazed = fresh
-            && impulse != 0.0
-            && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
-        self.co_simulation.coupling.note_the_graze(report.grazed);
-        let probe = !at_start.plain
-            && self.co_simulation.coupling.probing(new_contact)
-            && impulse != 0.0
-            && !report.grazed;
-        let full = (report.integral.impulse, report.integral.dissipated);
-        let share = probe
-            .then(|| {
-                let speed = step_end.start.v.abs();
-                self.co_simulation
-                    .coupling
-                    .hold_probe(full, at_start.next_before, speed, h)
-            })
-            .flatten();
-        let (impulse, dissipated) = self
-            .co_simulation
-            .coupling
-            .note_the_probe_held(share, full.0);
-        if let Some(share) = share {
-            report.integral.impulse *= share;
-            report.integral.dissipated *= share;
-        }
-        report.integral.impulse += impulse;
-        report.integral.dissipated += dissipated;
-        step_end
     }
 
     /// `f_next` along the motion: the law's integral over the next step (`h`, as long as this one
@@ -620,30 +583,43 @@ impl ElastoGap {
     }
 }
 
+// In unit tests the step also keeps the whole coupling, to check a refusal against.
+#[cfg_attr(test, allow(clippy::large_enum_variant))]
+/// What the coupling takes once the step passed its test: a free step's plan, or after the whole
+/// step, the prediction `along` the motion where it made no dynamic plan (and what to put back
+/// `before` the step, were it refused).
+enum Taken {
+    Free(FreeStep),
+    Whole {
+        before: BeforeTheStep,
+        along: Option<Prediction>,
+    },
+}
+
 /// What the step learnt from the master's motion at its start, for the rest of the step.
-struct StepStart {
-    time: f64,
-    limits: SubstepLimits,
+pub(super) struct StepStart {
+    pub(super) time: f64,
+    pub(super) limits: SubstepLimits,
     /// On the first step: the master's motion at the end of initialization (its bodies may have
     /// stepped on unseen since).
-    initial: Option<Observed>,
+    pub(super) initial: Option<Observed>,
     /// The step is short against the contact through the mass in use (docs/coupling.md, "Short
     /// steps"): the law's integral along the motion, the master's answers ignored.
-    plain: bool,
+    pub(super) plain: bool,
     /// The contact range has one end (not the Gap Force's).
     one_sided: bool,
     /// No contact under way for the master or the model, nothing owed.
-    settled: bool,
+    pub(super) settled: bool,
     least_mass: f64,
     /// The `f_next` the master read before this step, if it read one.
-    next_before: Option<f64>,
+    pub(super) next_before: Option<f64>,
 }
 
 /// The forces the step hands out, bounded.
-struct HandedForces {
-    f_mean: f64,
+pub(super) struct HandedForces {
+    pub(super) f_mean: f64,
     /// `f_next` as the master reads it (0 where it does not).
-    next: f64,
+    pub(super) next: f64,
 }
 
 /// The energy the step reports, and the port's account it is held to.

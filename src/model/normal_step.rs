@@ -2,12 +2,17 @@
 //! integrated along the motion extrapolated from the inputs; with one (`dynamic_step`) the
 //! relative motion is integrated under the contact's own force through that mass, from where the
 //! model is (the master's motion plus what the model still owes it), and the coupling plans the
-//! correction and the prediction of `f_next` as it goes (docs/coupling.md).
-//! Either returns the [`StepEnd`] that the step's test checks before the instance takes it.
+//! correction and the prediction of `f_next` as it goes (docs/coupling.md); a free step through
+//! the mass (`free_step`) is planned whole first and taken only after the step's test. Along the
+//! motion, a contact new to the master is probed (`probing_kinematic_step`).
+//! Each returns the [`StepEnd`] that the step's test checks before the instance takes it.
 
+use super::do_step::{HandedForces, StepStart};
 use super::{ElastoGap, StepReport};
-use crate::coupling::{DynamicPlan, DynamicSetting, Extrapolation};
-use crate::laws::ContactLaw;
+use crate::coupling::{
+    only_grazes, DynamicPlan, DynamicSetting, Extrapolation, FreeStep, PROBE_SHARE,
+};
+use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::Dynamics;
 use crate::step::kinematic::integrate_step_into;
 use crate::step::{Motion, SubstepLimits};
@@ -110,6 +115,53 @@ impl ElastoGap {
         }
     }
 
+    /// The step through `mass` where it is a free one ([`crate::coupling::Coupling::plan_a_free_step`]):
+    /// nothing of a contact under way or met. It writes nothing to the coupling before the step's
+    /// test; the coupling takes the [`FreeStep`] once the step passed it. None where the step is
+    /// not a free one.
+    #[inline(always)]
+    pub(super) fn free_step<L: ContactLaw>(
+        &self,
+        law: &L,
+        mass: f64,
+        h: f64,
+        at_start: &StepStart,
+        report: &mut StepReport,
+    ) -> Option<(FreeStep, StepEnd, HandedForces)> {
+        let setting = self.dynamic_setting(mass, h, at_start.settled);
+        let h_next = self.co_simulation.next_step.unwrap_or(h);
+        let next_before = at_start.next_before;
+        let free = self.co_simulation.coupling.plan_a_free_step(
+            law,
+            &setting,
+            next_before,
+            h_next,
+            at_start.limits,
+        )?;
+        let DynamicPlan {
+            plan,
+            start,
+            predicted_port_work,
+        } = free.plan;
+        report.integral = plan.step.integral;
+        report.passivity_force = plan.passivity;
+        report.passivity_deficit = setting.deficit;
+        report.dynamic = true;
+        report.cut_for_want_of_a_reading = free.cut_reported;
+        let step_end = StepEnd {
+            planned_f_mean: Some(plan.force),
+            end: plan.step.end,
+            start,
+            dynamics: Some(setting.dynamics),
+            predicted_port_work,
+        };
+        let handed = HandedForces {
+            f_mean: free.f_mean,
+            next: free.next,
+        };
+        Some((free, step_end, handed))
+    }
+
     /// Where the master starts the step, under which external acceleration, and the dynamics
     /// the model is integrated with.
     #[inline(always)]
@@ -153,5 +205,71 @@ impl ElastoGap {
             deficit,
             settled,
         }
+    }
+
+    /// The step without a mass: the law along the motion. A step with contact holds a probe (a
+    /// share of the impulse along the motion) until an answer tells the mass; its dissipation is
+    /// the probe's too, corrected by the replay once the mass is known.
+    #[inline(always)]
+    pub(super) fn probing_kinematic_step<L: ContactLaw>(
+        &mut self,
+        law: &L,
+        h: f64,
+        at_start: &StepStart,
+        report: &mut StepReport,
+    ) -> StepEnd {
+        let step_end = self.kinematic_step(law, h, at_start.limits, report);
+        // New to the master: no force it could have held over the step before; not a run
+        // that starts compressed (unless the bodies stepped into the contact unseen).
+        // Compressed where the master started it, not where its bodies stepped to unseen.
+        let start = at_start
+            .initial
+            .map_or(step_end.start.s, |initial| initial.s);
+        let compressed_start = self.co_simulation.coupling.last_step_length() == 0.0
+            && distance_outside(law.contact_ends(), start) < 0.0
+            && !self.co_simulation.coupling.replay_is_pending();
+        // A probe of a contact that began at the very end of the last step may have been
+        // too small for an answer; one this step's probe dwarfs leaves it new.
+        let held_before = self.co_simulation.coupling.largest_force_held_before();
+        // Compared as impulses: a division by h here would wait for the integration
+        // on every kinematic step.
+        let dwarfed = 1e-3 * PROBE_SHARE * report.integral.impulse.abs();
+        // A contact the last step only grazed, and held in full, is still new.
+        let unheld = held_before == 0.0
+            || held_before * h < dwarfed
+            || self.co_simulation.coupling.grazed_last();
+        let new_contact = unheld && !compressed_start;
+        let fresh = !at_start.plain
+            && self.co_simulation.coupling.probing(true)
+            && !self.co_simulation.coupling.probe_is_due();
+        let impulse = report.integral.impulse;
+        report.grazed = fresh
+            && impulse != 0.0
+            && only_grazes(law, PROBE_SHARE, impulse, step_end.end, h, at_start.limits);
+        self.co_simulation.coupling.note_the_graze(report.grazed);
+        let probe = !at_start.plain
+            && self.co_simulation.coupling.probing(new_contact)
+            && impulse != 0.0
+            && !report.grazed;
+        let full = (report.integral.impulse, report.integral.dissipated);
+        let share = probe
+            .then(|| {
+                let speed = step_end.start.v.abs();
+                self.co_simulation
+                    .coupling
+                    .hold_probe(full, at_start.next_before, speed, h)
+            })
+            .flatten();
+        let (impulse, dissipated) = self
+            .co_simulation
+            .coupling
+            .note_the_probe_held(share, full.0);
+        if let Some(share) = share {
+            report.integral.impulse *= share;
+            report.integral.dissipated *= share;
+        }
+        report.integral.impulse += impulse;
+        report.integral.dissipated += dissipated;
+        step_end
     }
 }

@@ -182,6 +182,23 @@ fn an_unread_prediction_is_made_when_first_read() {
 thread_local! {
     /// Set by a test: the next steps are refused as if they had not been finite.
     static REFUSING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set by a test: the next steps take the whole machinery, free or not.
+    static WHOLE_STEPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+thread_local! {
+    /// The free steps taken on this thread.
+    static FREE_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A free step as planned, unless a test has the steps take the whole machinery
+/// (`do_step_with`); counted where it is taken.
+pub(super) fn unless_whole_steps<T>(free: Option<T>) -> Option<T> {
+    let free = free.filter(|_| !WHOLE_STEPS.with(std::cell::Cell::get));
+    if free.is_some() {
+        FREE_STEPS.with(|n| n.set(n.get() + 1));
+    }
+    free
 }
 
 /// Whether a test refuses the steps (`do_step_with`).
@@ -190,14 +207,14 @@ pub(super) fn refusing() -> bool {
 }
 
 /// A refused step leaves the coupling as it learnt from the master's motion at the step's
-/// start, whatever the step planned, replayed or probed before its test (`do_step_with`
-/// asserts it on refusal): drawn runs of a body dropped onto the stop, with and without
+/// start, whatever the step planned, replayed or probed before its test (`ElastoGap::put_back`
+/// asserts it): drawn runs of a body dropped onto the stop, with and without
 /// gravity, under every held force and a given, wrong or no mass, a master reading `f_next`
 /// or not, each step refused once on a copy before it is taken.
 #[test]
 fn a_refused_step_leaves_the_coupling_as_it_learnt() {
     let mut rng = crate::test_random::Xorshift(0x0dd_5eed);
-    let mut refused = [0usize; 2];
+    let (mut refused, mut replays) = ([0usize; 2], 0);
     for run in 0..48 {
         let mut pick = |low: f64, high: f64| low + (high - low) * rng.unit();
         let held = [1.0, 2.0, 3.0][run % 3];
@@ -220,6 +237,7 @@ fn a_refused_step_leaves_the_coupling_as_it_learnt() {
             let mut report = StepReport::default();
             gap.do_step(h, &mut report).expect("a finite step");
             refused[usize::from(report.dynamic)] += 1;
+            replays += usize::from(report.replayed_owed.is_some());
             let f_mean = gap.read(Var::FMean);
             let f = if held == 3.0 { next } else { f_mean };
             if reads_next {
@@ -230,4 +248,77 @@ fn a_refused_step_leaves_the_coupling_as_it_learnt() {
         }
     }
     assert!(refused.iter().all(|&n| n > 500), "{refused:?}");
+    assert!(replays > 10, "{replays} replays");
+}
+
+/// A free step gives what the whole machinery gives, bit for bit: the instance (its coupling
+/// and every output) and the step's report after every step of drawn runs, stepped once with
+/// free steps and once without. Bodies fly free under gravity or a spring to ground, drift, and
+/// are dropped onto the stop, with a given, wrong or no mass, every held force, `f_next` read or
+/// not, a contact range off 0, and steps that change their size.
+#[test]
+fn a_free_step_is_the_whole_step_bit_for_bit() {
+    let mut rng = crate::test_random::Xorshift(0xf4ee_57e9);
+    let start = FREE_STEPS.with(std::cell::Cell::get);
+    let mut steps = 0;
+    for run in 0..96 {
+        let mut pick = |low: f64, high: f64| low + (high - low) * rng.unit();
+        let held = [1.0, 2.0, 3.0][run % 3];
+        let m_body = pick(0.2, 5.0);
+        let m_eff = [0.0, m_body, m_body * pick(0.3, 3.0)][(run / 3) % 3];
+        let reads_next = held == 3.0 || (run / 9) % 2 == 1;
+        let (gravity, spring) = [(9.81, 0.0), (0.0, 0.0), (0.0, pick(10.0, 1e3))][(run / 18) % 3];
+        let s_rel0 = [0.0, pick(-0.05, 0.05)][(run / 54) % 2];
+        let mut fast = gap(m_eff);
+        fast.set_value(Var::HeldForce, held);
+        fast.set_value(Var::SRel0, s_rel0);
+        fast.set_value(Var::C, 10f64.powf(pick(3.0, 6.0)));
+        let mut whole = fast.clone();
+        let mut h = pick(1e-4, 5e-3);
+        let (mut s, mut v) = (s_rel0 + pick(-0.001, 0.2), pick(-1.0, 1.0));
+        let mut next = 0.0;
+        for k in 0..300 {
+            if k % 50 == 49 {
+                h *= pick(0.5, 2.0);
+            }
+            let mut reports = [StepReport::default(), StepReport::default()];
+            let pair = [(&mut fast, false), (&mut whole, true)];
+            for ((gap, take_whole), report) in pair.into_iter().zip(&mut reports) {
+                gap.set_value(Var::FlangeBS, s);
+                gap.set_value(Var::FlangeBV, v);
+                WHOLE_STEPS.with(|w| w.set(take_whole));
+                let done = gap.do_step(h, report);
+                WHOLE_STEPS.with(|w| w.set(false));
+                done.expect("a finite step");
+            }
+            let context = format!("run {run}, step {k}");
+            assert_eq!(
+                format!("{:?}", reports[0]),
+                format!("{:?}", reports[1]),
+                "{context}"
+            );
+            let f_mean = fast.read(Var::FMean);
+            assert_eq!(
+                f_mean.to_bits(),
+                whole.read(Var::FMean).to_bits(),
+                "{context}"
+            );
+            let f = if held == 3.0 { next } else { f_mean };
+            if reads_next {
+                next = fast.read(Var::FNext);
+                assert_eq!(
+                    next.to_bits(),
+                    whole.read(Var::FNext).to_bits(),
+                    "{context}"
+                );
+            }
+            assert_eq!(format!("{fast:?}"), format!("{whole:?}"), "{context}");
+            let a = -(f + spring * (s - s_rel0 - 0.1)) / m_body - gravity;
+            s += h * (v + 0.5 * h * a);
+            v += h * a;
+            steps += 1;
+        }
+    }
+    let free = FREE_STEPS.with(std::cell::Cell::get) - start;
+    assert!(free > steps / 4, "{free} free steps of {steps}");
 }
