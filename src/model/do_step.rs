@@ -11,9 +11,8 @@
 //! `#[inline(always)]`: they are one function's steps, and compile as one.
 
 use super::normal_step::StepEnd;
-use super::refusal::BeforeTheStep;
 use super::{ElastoGap, NonFiniteStep, Number, StepReport, SuppliedAccelerations};
-use crate::coupling::{FreeStep, Observed, Prediction, TangentialAnswers, PLAIN_STEP};
+use crate::coupling::{Observed, Prediction, TangentialAnswers, PLAIN_STEP};
 use crate::laws::{ContactLaw, PlaneForce, Tangential, TangentialStep};
 use crate::step::{Motion, SubstepLimits};
 
@@ -140,9 +139,16 @@ impl ElastoGap {
         let free = dynamic_mass.and_then(|mass| self.free_step(law, mass, h, &at_start, report));
         #[cfg(test)]
         let free = super::tests::unless_whole_steps(free);
-        let (step_end, handed, touched, taken) = match free {
-            Some((free, step_end, handed)) => (step_end, handed, None, Taken::Free(free)),
-            None => self.whole_step(law, dynamic_mass, h, &at_start, report),
+        let before = free
+            .is_none()
+            .then(|| self.before_the_step(dynamic_mass.is_some()));
+        let (free, step_end, handed, touched, along) = match free {
+            Some((free, step_end, handed)) => (Some(free), step_end, handed, None, None),
+            None => {
+                let (step_end, handed, touched, along) =
+                    self.whole_step(law, dynamic_mass, h, &at_start, report);
+                (None, step_end, handed, touched, along)
+            }
         };
         let law = touched.as_ref().unwrap_or(law);
         let answers = tangential_answers
@@ -167,18 +173,16 @@ impl ElastoGap {
         #[cfg(test)]
         let refused = refused || super::tests::refusing();
         if refused {
-            if let Taken::Whole { before, .. } = taken {
+            if let Some(before) = before {
                 self.put_back(before);
             }
             return Err(NonFiniteStep);
         }
         let coupling = &mut self.co_simulation.coupling;
-        match taken {
-            Taken::Free(free) => coupling.take_the_free_step(free),
-            Taken::Whole {
-                along: Some(along), ..
-            } => coupling.take_the_prediction_along_the_motion(handed.next, along),
-            Taken::Whole { .. } => {}
+        if let Some(free) = free {
+            coupling.take_the_free_step(free);
+        } else if let Some(along) = along {
+            coupling.take_the_prediction_along_the_motion(handed.next, along);
         }
         self.take_tangential_step(at_start.time, h, &tangential, tangential_answers);
         self.take_the_step(&at_start, h, &step_end, &handed, &account, report);
@@ -188,7 +192,9 @@ impl ElastoGap {
     /// The step as planned by the whole machinery (a free step does not need it,
     /// [`Self::free_step`]): through the mass or along the motion, the forces it hands out
     /// within the bound, the law as a contact that touched down in the step goes on under, and
-    /// what the coupling takes once the step passed its test.
+    /// where it made no dynamic plan, the prediction along the motion the coupling takes once
+    /// the step passed its test. It writes in the coupling as it goes: what it may rewrite is
+    /// kept before it ([`Self::before_the_step`]).
     #[inline(always)]
     fn whole_step<L: ContactLaw + Copy>(
         &mut self,
@@ -197,9 +203,8 @@ impl ElastoGap {
         h: f64,
         at_start: &StepStart,
         report: &mut StepReport,
-    ) -> (StepEnd, HandedForces, Option<L>, Taken) {
+    ) -> (StepEnd, HandedForces, Option<L>, Option<Prediction>) {
         let dynamic = dynamic_mass.is_some();
-        let before = self.before_the_step(dynamic);
         let step_end = match dynamic_mass {
             Some(mass) => {
                 let (next_before, settled) = (at_start.next_before, at_start.settled);
@@ -224,7 +229,7 @@ impl ElastoGap {
             .coupling
             .report_a_cut_for_want_of_a_reading(with_a_mass);
         let along = (!dynamic).then_some(kinematic_next);
-        (step_end, handed, touched, Taken::Whole { before, along })
+        (step_end, handed, touched, along)
     }
 
     /// What the step learns from the master's motion at its start, before it integrates: the
@@ -581,19 +586,6 @@ impl ElastoGap {
             next,
         ])
     }
-}
-
-// In unit tests the step also keeps the whole coupling, to check a refusal against.
-#[cfg_attr(test, allow(clippy::large_enum_variant))]
-/// What the coupling takes once the step passed its test: a free step's plan, or after the whole
-/// step, the prediction `along` the motion where it made no dynamic plan (and what to put back
-/// `before` the step, were it refused).
-enum Taken {
-    Free(FreeStep),
-    Whole {
-        before: BeforeTheStep,
-        along: Option<Prediction>,
-    },
 }
 
 /// What the step learnt from the master's motion at its start, for the rest of the step.
