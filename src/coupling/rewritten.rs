@@ -6,21 +6,23 @@
 //! A step that replays a contact ([`Coupling::replay_the_contact`]) rewrites the episode's
 //! dissipation too.
 
-use super::{Correction, Coupling, Prediction, RoughAnswer};
+use super::{Correction, Coupling, Pace, Prediction, RoughAnswer};
 
 /// The part of the coupling a step rewrites before its test.
 #[derive(Clone, Copy, Debug)]
 pub struct Rewritten {
     cut_unread: bool,
     told_which_force_to_name: bool,
-    correction: Correction,
     part: Part,
 }
 
-/// The plan's or the probe's part of [`Rewritten`].
+/// The plan's or the probe's part of [`Rewritten`]. Kept on the stack for one step: boxed, the
+/// larger part would allocate in the step.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 enum Part {
     Plan {
+        correction: Correction,
         replay_pending: bool,
         episode_dissipated: f64,
         owed: (f64, f64),
@@ -30,6 +32,7 @@ enum Part {
         f_next_continuation: Correction,
     },
     Probe {
+        pace: Pace,
         pending: bool,
         grazed: (bool, bool),
         last_probed: Option<f64>,
@@ -49,6 +52,7 @@ impl Coupling {
     pub fn before_the_step(&self, dynamic: bool) -> Rewritten {
         let part = if dynamic {
             Part::Plan {
+                correction: self.correction,
                 replay_pending: self.replay_pending,
                 episode_dissipated: self.episode.dissipated,
                 owed: (self.owed_s, self.owed_v),
@@ -59,6 +63,7 @@ impl Coupling {
             }
         } else {
             Part::Probe {
+                pace: self.correction.pace,
                 pending: self.probe_pending,
                 grazed: (self.grazed, self.grazed_before_last),
                 last_probed: self.last_probed,
@@ -73,7 +78,6 @@ impl Coupling {
         Rewritten {
             cut_unread: self.cut_unread,
             told_which_force_to_name: self.told_which_force_to_name,
-            correction: self.correction,
             part,
         }
     }
@@ -82,9 +86,9 @@ impl Coupling {
     pub fn put_back(&mut self, before: Rewritten) {
         self.cut_unread = before.cut_unread;
         self.told_which_force_to_name = before.told_which_force_to_name;
-        self.correction = before.correction;
         match before.part {
             Part::Plan {
+                correction,
                 replay_pending,
                 episode_dissipated,
                 owed,
@@ -93,6 +97,7 @@ impl Coupling {
                 f_next,
                 f_next_continuation,
             } => {
+                self.correction = correction;
                 self.replay_pending = replay_pending;
                 self.episode.dissipated = episode_dissipated;
                 (self.owed_s, self.owed_v) = owed;
@@ -102,6 +107,7 @@ impl Coupling {
                 self.f_next_continuation = f_next_continuation;
             }
             Part::Probe {
+                pace,
                 pending,
                 grazed,
                 last_probed,
@@ -112,6 +118,7 @@ impl Coupling {
                 unclear,
                 rough_answer,
             } => {
+                self.correction.pace = pace;
                 self.probe_pending = pending;
                 (self.grazed, self.grazed_before_last) = grazed;
                 self.last_probed = last_probed;
