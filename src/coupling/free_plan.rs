@@ -11,7 +11,7 @@ use super::plan::{held_over, through_the_speed_fuse, Plan};
 use super::{Correction, Coupling, Prediction};
 use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{free_flight_step, Dynamics};
-use crate::step::{Motion, SubstepLimits};
+use crate::step::Motion;
 
 /// A free step through the mass as planned ([`Coupling::plan_a_free_step`]): its plan and the
 /// forces it hands out, and what it leaves of the coupling once it passes its test.
@@ -41,7 +41,6 @@ impl Coupling {
         setting: &DynamicSetting,
         next_before: Option<f64>,
         h_next: f64,
-        limits: SubstepLimits,
     ) -> Option<FreeStep> {
         let master = setting.master;
         let owed = (self.owed_s, self.owed_v);
@@ -67,7 +66,9 @@ impl Coupling {
         let held = self.held(&planned);
         let (passivity_in_next, prediction) = self.prediction(&planned, &held, h_next);
         let (next, f_next, f_next_continuation) = if self.master_reads_next() {
-            let (force, continuation) = prediction.planned(law, limits);
+            // Made now, as the whole step makes it on the master's read (`make_f_next`); where
+            // the next step is no free one either, the whole step plans it, once.
+            let (force, continuation) = prediction.planned_if_free(law)?;
             (force, Prediction::Known(force), continuation)
         } else {
             (0.0, prediction, self.f_next_continuation)

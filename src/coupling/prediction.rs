@@ -3,8 +3,9 @@
 //! master that steps the gap first never reads it), bounded by the port like every held force,
 //! and where a probe is made in it, that probe's answer is awaited like a step's own.
 
+use super::free_plan::free_plan;
 use super::probe::only_grazes;
-use super::{Correction, Coupling, ProbeSizing, PROBE_SHARE};
+use super::{Correction, Coupling, Plan, ProbeSizing, PROBE_SHARE};
 use crate::laws::ContactLaw;
 use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, SubstepLimits};
@@ -90,13 +91,35 @@ impl Prediction {
                 passivity,
             } => {
                 let plan = Coupling::plan(owed, correction, law, master, dynamics, h, passivity);
-                let continuation = Correction {
-                    expected: plan.owed,
-                    ..plan.correction
-                };
-                (plan.force, continuation, false)
+                (plan.force, continuation(&plan), false)
             }
         }
+    }
+
+    /// [`Self::planned`] where the prediction is a free step's plan (`free_plan`); None where it
+    /// is not, without planning it whole.
+    pub(super) fn planned_if_free<L: ContactLaw>(&self, law: &L) -> Option<(f64, Correction)> {
+        let Prediction::Dynamic {
+            owed,
+            correction,
+            master,
+            dynamics,
+            h,
+            passivity,
+        } = *self
+        else {
+            return None;
+        };
+        let plan = free_plan(owed, correction, law, master, dynamics, h, passivity)?;
+        Some((plan.force, continuation(&plan)))
+    }
+}
+
+/// The correction plan after a predicted step's `plan`, where the master holds it.
+fn continuation(plan: &Plan) -> Correction {
+    Correction {
+        expected: plan.owed,
+        ..plan.correction
     }
 }
 

@@ -131,13 +131,10 @@ impl ElastoGap {
         let setting = self.dynamic_setting(mass, h, at_start.settled);
         let h_next = self.co_simulation.next_step.unwrap_or(h);
         let next_before = at_start.next_before;
-        let free = self.co_simulation.coupling.plan_a_free_step(
-            law,
-            &setting,
-            next_before,
-            h_next,
-            at_start.limits,
-        )?;
+        let free =
+            self.co_simulation
+                .coupling
+                .plan_a_free_step(law, &setting, next_before, h_next)?;
         let DynamicPlan {
             plan,
             start,
