@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::ptr;
 
 use criterion::Criterion;
-use elastogap::coupling::{Correction, Coupling, Pace, SpeedFuse};
+use elastogap::coupling::{Correction, Coupling, Pace, PlanStart, SpeedFuse};
 use elastogap::laws::GapLaw;
 use elastogap::step::dynamic::Dynamics;
 use elastogap::step::{integrate_dynamics, DynamicStep, Motion};
@@ -130,6 +130,19 @@ const FIRST_STEP_CORRECTION: Correction = Correction {
     },
 };
 
+/// Where the plan of a run's first dynamic step over `h` starts from the relative motion
+/// `master`: nothing owed, the first step's correction, no passivity force.
+fn first_step_from(master: Motion, h: f64) -> PlanStart {
+    PlanStart {
+        owed: (0.0, 0.0),
+        correction: FIRST_STEP_CORRECTION,
+        master,
+        dynamics: dynamics(TOLERANCE),
+        h,
+        passivity: 0.0,
+    }
+}
+
 /// The evaluations of the two plans of a dynamic step from the relative motion `start` (the
 /// f_mean plan, then the f_next plan from where it ends), counted on a copy of the law.
 fn dynamic_evaluations(law: &GapLaw, start: Motion, h: f64) -> (u32, DynamicStep) {
@@ -137,15 +150,7 @@ fn dynamic_evaluations(law: &GapLaw, start: Motion, h: f64) -> (u32, DynamicStep
         law: *law,
         evaluations: Cell::new(0),
     };
-    let plan = Coupling::plan(
-        (0.0, 0.0),
-        FIRST_STEP_CORRECTION,
-        &counting,
-        start,
-        dynamics(TOLERANCE),
-        h,
-        0.0,
-    );
+    let plan = Coupling::plan(&counting, &first_step_from(start, h));
     let next = integrate_dynamics(&counting, plan.step.end, dynamics(TOLERANCE), h);
     (plan.step.evaluations + next.evaluations, plan.step)
 }
@@ -250,15 +255,7 @@ fn whole_contact_case<'a>(
     // The FMU's force is the Rust plan's: the same step is timed as counted here.
     let (evaluations, step) = dynamic_evaluations(&law, master, h);
     assert_eq!(step.integral.transition_count, 2, "{id}: {step:?}");
-    let plan = Coupling::plan(
-        (0.0, 0.0),
-        FIRST_STEP_CORRECTION,
-        &law,
-        master,
-        dynamics(TOLERANCE),
-        h,
-        0.0,
-    );
+    let plan = Coupling::plan(&law, &first_step_from(master, h));
     let f_mean = component.real(Var::FMean);
     assert!(
         (f_mean - plan.force).abs() <= 1e-9 * plan.force.abs(),

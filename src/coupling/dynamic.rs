@@ -6,7 +6,7 @@
 
 use super::{
     held_over, passivity_force, replay, Correction, Coupling, Episode, Extrapolation, Pace, Plan,
-    Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
+    PlanStart, Prediction, SpeedFuse, MAX_STEPS_OF_AN_UNRESOLVED_CONTACT, PASSIVITY_TOLERANCE,
     SPEED_FUSE_FACTOR, STEADY_ADOPTION,
 };
 use crate::laws::{contact_duration, distance_outside, ContactLaw};
@@ -158,49 +158,21 @@ impl Coupling {
         replayed: bool,
         h_next: f64,
     ) -> DynamicPlan {
-        let (master, dynamics, h) = (setting.master, setting.dynamics, setting.h);
-        let mass = dynamics.mass;
+        let (master, mass) = (setting.master, setting.dynamics.mass);
         self.replay_pending = false;
         self.forgive_position(law, master, mass);
         self.fund_the_model_start(law, master, mass);
-        let fuse;
-        (self.correction, fuse) = self.correction_set_up(setting);
-        let passivity = self.passivity_over(setting);
-        let start = Motion {
-            s: master.s + self.owed_s,
-            v: master.v + self.owed_v,
-            a: master.a,
-        };
-        let owed = (self.owed_s, self.owed_v);
-        let plan = Coupling::plan(owed, self.correction, law, master, dynamics, h, passivity);
-        let planned = PlannedStep {
-            setting,
-            plan: &plan,
-            next_before,
-            continuation: self.f_next_continuation,
-            replayed,
-            prior_pace: self.correction.pace,
-            fuse,
-        };
-        let held = self.held(&planned);
-        let (passivity_in_next, f_next) = self.prediction(&planned, &held, h_next);
-        self.assumed_held = held.force;
-        (self.owed_s, self.owed_v) = held.owed;
-        self.correction = held.correction;
-        self.passivity_in_next = passivity_in_next;
-        self.f_next = f_next;
-        DynamicPlan {
-            plan,
-            start,
-            predicted_port_work: self.predicted_port_work(&held, master, mass),
-        }
+        let from = self.plan_start(setting);
+        let plan = Coupling::plan(law, &from);
+        let planned = self.planned(setting, &from, plan, next_before, replayed, h_next);
+        self.take_the_plan(&planned);
+        planned.dynamic
     }
 
-    /// The correction's settings for this step (recovery, the energy bound, the speed fuse,
-    /// robustness while the mass is not confirmed), and the fuse, which the prediction of
-    /// `f_next` takes too.
+    /// Where this step's plan starts ([`PlanStart`]), the correction's settings for it set up:
+    /// recovery, the energy bound, the speed fuse, robustness while the mass is not confirmed.
     #[inline(always)]
-    pub(super) fn correction_set_up(&self, setting: &DynamicSetting) -> (Correction, SpeedFuse) {
+    pub(super) fn plan_start(&self, setting: &DynamicSetting) -> PlanStart {
         let fuse = SpeedFuse {
             limit: SPEED_FUSE_FACTOR * self.passive_speed,
             a_free: self.a_free,
@@ -212,7 +184,62 @@ impl Coupling {
             robust: !self.mass_confirmed,
             ..self.correction
         };
-        (correction, fuse)
+        PlanStart {
+            owed: (self.owed_s, self.owed_v),
+            correction,
+            master: setting.master,
+            dynamics: setting.dynamics,
+            h: setting.h,
+            passivity: self.passivity_over(setting),
+        }
+    }
+
+    /// The step planned from `from` as `plan`: the force the master holds over it, `f_next`'s
+    /// prediction, and what the coupling takes of them ([`Self::take_the_plan`]).
+    #[inline(always)]
+    pub(super) fn planned(
+        &self,
+        setting: &DynamicSetting,
+        from: &PlanStart,
+        plan: Plan,
+        next_before: Option<f64>,
+        replayed: bool,
+        h_next: f64,
+    ) -> Planned {
+        let step = PlannedStep {
+            setting,
+            plan: &plan,
+            next_before,
+            continuation: self.f_next_continuation,
+            replayed,
+            prior_pace: from.correction.pace,
+            fuse: from.correction.fuse,
+        };
+        let held = self.held(&step);
+        let (passivity_in_next, prediction) = self.prediction(&step, &held, h_next);
+        let predicted_port_work =
+            self.predicted_port_work(&held, setting.master, setting.dynamics.mass);
+        Planned {
+            dynamic: DynamicPlan {
+                plan,
+                start: from.model_start(),
+                predicted_port_work,
+            },
+            held,
+            passivity_in_next,
+            prediction,
+        }
+    }
+
+    /// The coupling takes a planned step: the force assumed held, what is then owed, the
+    /// correction from there and `f_next`'s prediction with the passivity controller's part.
+    #[inline(always)]
+    pub(super) fn take_the_plan(&mut self, planned: &Planned) {
+        self.assumed_held = planned.held.force;
+        (self.owed_s, self.owed_v) = planned.held.owed;
+        self.correction = planned.held.correction;
+        self.passivity_in_next = planned.passivity_in_next;
+        self.f_next = planned.prediction;
     }
 
     /// The passivity controller: once settled, a port that returned more than the contact
@@ -323,16 +350,24 @@ impl Coupling {
         } else {
             0.0
         };
-        let prediction = Prediction::Dynamic {
+        let prediction = Prediction::Dynamic(PlanStart {
             owed: owed_next,
             correction: correction_next,
             master: master_next,
             dynamics: next_dynamics,
             h: h_next,
             passivity: next_passivity,
-        };
+        });
         (next_passivity, prediction)
     }
+}
+
+/// A dynamic step as planned, before the coupling takes it ([`Coupling::planned`]).
+pub(super) struct Planned {
+    pub(super) dynamic: DynamicPlan,
+    pub(super) held: Held,
+    pub(super) passivity_in_next: f64,
+    pub(super) prediction: Prediction,
 }
 
 /// The force the master holds over a dynamic step ([`Coupling::held`]), where it leaves the

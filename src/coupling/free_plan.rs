@@ -6,26 +6,29 @@
 //! dynamic step (`dynamic.rs`) and the bound on the forces (`port.rs`) would leave, as they
 //! would leave it.
 
-use super::dynamic::{DynamicPlan, DynamicSetting, Held, PlannedStep};
-use super::plan::{held_over, through_the_speed_fuse, Plan};
+use super::dynamic::{DynamicPlan, DynamicSetting, Planned};
+use super::plan::{held_over, through_the_speed_fuse, Plan, PlanStart};
 use super::{Correction, Coupling, Prediction};
 use crate::laws::{distance_outside, ContactLaw};
 use crate::step::dynamic::{free_flight_step, Dynamics};
-use crate::step::Motion;
 
 /// A free step through the mass as planned ([`Coupling::plan_a_free_step`]): its plan and the
 /// forces it hands out, and what it leaves of the coupling once it passes its test.
 pub struct FreeStep {
-    pub plan: DynamicPlan,
+    planned: Planned,
     /// `f_mean` and `f_next` as the master reads them (`f_next` 0 where it does not).
     pub f_mean: f64,
     pub next: f64,
     /// A cut of an earlier force for want of a reading is reported with this step.
     pub cut_reported: bool,
-    held: Held,
-    passivity_in_next: f64,
-    f_next: Prediction,
     f_next_continuation: Correction,
+}
+
+impl FreeStep {
+    /// The step through the mass as planned.
+    pub fn dynamic(&self) -> &DynamicPlan {
+        &self.planned.dynamic
+    }
 }
 
 impl Coupling {
@@ -42,63 +45,38 @@ impl Coupling {
         next_before: Option<f64>,
         h_next: f64,
     ) -> Option<FreeStep> {
-        let master = setting.master;
-        let owed = (self.owed_s, self.owed_v);
         let quiet = !self.replay_pending
-            && owed == (0.0, 0.0)
-            && distance_outside(law.contact_ends(), master.s) >= 0.0;
+            && (self.owed_s, self.owed_v) == (0.0, 0.0)
+            && distance_outside(law.contact_ends(), setting.master.s) >= 0.0;
         if !quiet {
             return None;
         }
-        let (correction, fuse) = self.correction_set_up(setting);
-        let passivity = self.passivity_over(setting);
-        let (dynamics, h) = (setting.dynamics, setting.h);
-        let plan = free_plan(owed, correction, law, master, dynamics, h, passivity)?;
-        let planned = PlannedStep {
-            setting,
-            plan: &plan,
-            next_before,
-            continuation: self.f_next_continuation,
-            replayed: false,
-            prior_pace: correction.pace,
-            fuse,
-        };
-        let held = self.held(&planned);
-        let (passivity_in_next, prediction) = self.prediction(&planned, &held, h_next);
-        let (next, f_next, f_next_continuation) = if self.master_reads_next() {
+        let from = self.plan_start(setting);
+        let plan = free_plan(law, &from)?;
+        let mut planned = self.planned(setting, &from, plan, next_before, false, h_next);
+        let (next, f_next_continuation) = if self.master_reads_next() {
             // Made now, as the whole step makes it on the master's read (`make_f_next`); where
             // the next step is no free one either, the whole step plans it, once.
-            let (force, continuation) = prediction.planned_if_free(law)?;
-            (force, Prediction::Known(force), continuation)
+            let (force, continuation) = planned.prediction.planned_if_free(law)?;
+            planned.prediction = Prediction::Known(force);
+            (force, continuation)
         } else {
-            (0.0, prediction, self.f_next_continuation)
+            (0.0, self.f_next_continuation)
         };
-        if plan.force != 0.0 || next != 0.0 {
+        let force = planned.dynamic.plan.force;
+        if force != 0.0 || next != 0.0 {
             return None;
         }
         let f_mean = if self.may_hold_the_mean_late() {
             next
         } else {
-            plan.force
+            force
         };
-        let start = Motion {
-            s: master.s + owed.0,
-            v: master.v + owed.1,
-            a: master.a,
-        };
-        let predicted_port_work = self.predicted_port_work(&held, master, dynamics.mass);
         Some(FreeStep {
-            plan: DynamicPlan {
-                plan,
-                start,
-                predicted_port_work,
-            },
+            planned,
             f_mean,
             next,
             cut_reported: self.cut_unread && !self.told_which_force_to_name,
-            held,
-            passivity_in_next,
-            f_next,
             f_next_continuation,
         })
     }
@@ -107,11 +85,7 @@ impl Coupling {
     #[inline(always)]
     pub fn take_the_free_step(&mut self, free: FreeStep) {
         self.replay_pending = false;
-        self.assumed_held = free.held.force;
-        (self.owed_s, self.owed_v) = free.held.owed;
-        self.correction = free.held.correction;
-        self.passivity_in_next = free.passivity_in_next;
-        self.f_next = free.f_next;
+        self.take_the_plan(&free.planned);
         self.f_next_continuation = free.f_next_continuation;
         self.cut_unread = false;
         self.told_which_force_to_name |= free.cut_reported;
@@ -125,26 +99,21 @@ impl Coupling {
 /// fuse's of none: the same plan as the whole one, without its contact machinery. None where
 /// any of that does not hold.
 #[inline(always)]
-pub(super) fn free_plan<L: ContactLaw>(
-    owed: (f64, f64),
-    correction: Correction,
-    law: &L,
-    master: Motion,
-    dynamics: Dynamics,
-    h: f64,
-    passivity: f64,
-) -> Option<Plan> {
+pub(super) fn free_plan<L: ContactLaw>(law: &L, from: &PlanStart) -> Option<Plan> {
+    let PlanStart {
+        owed,
+        correction,
+        master,
+        dynamics,
+        h,
+        passivity,
+    } = *from;
     if owed != (0.0, 0.0) || correction.count != 0 || passivity != 0.0 || !h.is_finite() {
         return None;
     }
     let Dynamics { mass, a_ext, .. } = dynamics;
     let fuse = correction.fuse;
-    let start = Motion {
-        s: master.s + owed.0,
-        v: master.v + owed.1,
-        a: a_ext,
-    };
-    let step = free_flight_step(law, start, dynamics, h)?;
+    let step = free_flight_step(law, from.model_start(), dynamics, h)?;
     // `Correction::next` with no offset: a plan that waits for an answer keeps its pace.
     let correction = if correction.answer_pending && correction.robust {
         Correction {
@@ -174,6 +143,7 @@ mod tests {
     use super::*;
     use crate::coupling::{Coupling, Pace, SpeedFuse};
     use crate::laws::GapLaw;
+    use crate::step::Motion;
     use crate::test_random::Xorshift;
 
     /// A drawn step whose plan may be a free one: a master near the contact or far from it, in
@@ -229,11 +199,19 @@ mod tests {
         for case in 0..cases {
             let (law, master, dynamics, correction, h) = drawn(&mut rng);
             let owed = [(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0)][case % 3];
-            let whole = Coupling::plan_in_full(owed, correction, &law, master, dynamics, h, 0.0);
+            let from = PlanStart {
+                owed,
+                correction,
+                master,
+                dynamics,
+                h,
+                passivity: 0.0,
+            };
+            let whole = Coupling::plan_in_full(&law, &from);
             if whole.step.integral.substeps > 0 {
                 contact_steps += 1;
             }
-            let Some(free) = free_plan(owed, correction, &law, master, dynamics, h, 0.0) else {
+            let Some(free) = free_plan(&law, &from) else {
                 continue;
             };
             taken += 1;
@@ -244,7 +222,7 @@ mod tests {
             assert_eq!(
                 format!("{whole:?}"),
                 format!("{free:?}"),
-                "case {case}: {law:?} {master:?} {dynamics:?} {correction:?} h {h}"
+                "case {case}: {law:?} {from:?}"
             );
         }
         assert!(taken > cases / 3, "taken {taken} of {cases}");
@@ -271,10 +249,21 @@ mod tests {
         let idle = Correction::default();
         let planned = Correction { count: 1, ..idle };
         let h = 1e-3;
-        assert!(free_plan((0.0, 0.0), idle, &law, master, dynamics, h, 0.0).is_some());
-        assert!(free_plan((1e-9, 0.0), idle, &law, master, dynamics, h, 0.0).is_none());
-        assert!(free_plan((0.0, 1e-9), idle, &law, master, dynamics, h, 0.0).is_none());
-        assert!(free_plan((0.0, 0.0), planned, &law, master, dynamics, h, 0.0).is_none());
-        assert!(free_plan((0.0, 0.0), idle, &law, master, dynamics, h, 1.0).is_none());
+        let free = |owed, correction, passivity| {
+            let from = PlanStart {
+                owed,
+                correction,
+                master,
+                dynamics,
+                h,
+                passivity,
+            };
+            free_plan(&law, &from).is_some()
+        };
+        assert!(free((0.0, 0.0), idle, 0.0));
+        assert!(!free((1e-9, 0.0), idle, 0.0));
+        assert!(!free((0.0, 1e-9), idle, 0.0));
+        assert!(!free((0.0, 0.0), planned, 0.0));
+        assert!(!free((0.0, 0.0), idle, 1.0));
     }
 }

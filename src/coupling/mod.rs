@@ -133,7 +133,7 @@ pub use external::Extrapolation;
 pub use free_plan::FreeStep;
 pub use mass_fit::{AnswerWindow, MassFit, WINDOW};
 pub use passivity::{passivity_force, SpeedFuse, PASSIVITY_TOLERANCE, SPEED_FUSE_FACTOR};
-pub use plan::{held_over, replay, Plan};
+pub use plan::{held_over, replay, Plan, PlanStart};
 pub use port::SETTLED_MARGIN;
 pub use prediction::Prediction;
 pub use probe::{only_grazes, ProbeSizing, RoughAnswer, PROBE_LIMIT, PROBE_SHARE};

@@ -42,41 +42,26 @@ fn stored_spring_energy<L: ContactLaw>(law: &L, depth: f64) -> f64 {
 }
 
 impl Coupling {
-    /// One step of the coupled model from the master's motion `master` over `[0, h]` with the
-    /// mass `mass` and external acceleration `a_ext`: the force the master should hold
-    /// (contact impulse over h plus the correction, plus the passivity controller's force
-    /// `passivity`), the model's step, and what stays owed.
-    pub fn plan<L: ContactLaw>(
-        owed: (f64, f64),
-        correction: Correction,
-        law: &L,
-        master: Motion,
-        dynamics: Dynamics,
-        h: f64,
-        passivity: f64,
-    ) -> Plan {
-        free_plan(owed, correction, law, master, dynamics, h, passivity).unwrap_or_else(|| {
-            Coupling::plan_in_full(owed, correction, law, master, dynamics, h, passivity)
-        })
+    /// One step of the coupled model from where it starts (`from`, [`PlanStart`]): the force the
+    /// master should hold (contact impulse over the step plus the correction, plus the passivity
+    /// controller's force), the model's step, and what stays owed.
+    pub fn plan<L: ContactLaw>(law: &L, from: &PlanStart) -> Plan {
+        free_plan(law, from).unwrap_or_else(|| Coupling::plan_in_full(law, from))
     }
 
     /// [`Coupling::plan`] through the contact's machinery, whatever the step holds.
-    pub(super) fn plan_in_full<L: ContactLaw>(
-        owed: (f64, f64),
-        correction: Correction,
-        law: &L,
-        master: Motion,
-        dynamics: Dynamics,
-        h: f64,
-        passivity: f64,
-    ) -> Plan {
+    pub(super) fn plan_in_full<L: ContactLaw>(law: &L, from: &PlanStart) -> Plan {
+        let PlanStart {
+            owed,
+            correction,
+            master,
+            dynamics,
+            h,
+            passivity,
+        } = *from;
         let Dynamics { mass, a_ext, .. } = dynamics;
         let fuse = correction.fuse;
-        let start = Motion {
-            s: master.s + owed.0,
-            v: master.v + owed.1,
-            a: a_ext,
-        };
+        let start = from.model_start();
         let step = integrate_dynamics(law, start, dynamics, h);
         let impulse = step.integral.impulse;
         // Where the model ends against where a held force of impulse/h would have taken it;
@@ -361,6 +346,32 @@ pub fn held_over(master: Motion, acceleration: f64, h: f64) -> Motion {
     .at(h)
 }
 
+/// Where [`Coupling::plan`] plans a step from: what the model owes the master (model minus
+/// master, position and velocity), the correction under way, the master's motion (its `a` the
+/// external acceleration), the dynamics the model moves with, the step, and the passivity
+/// controller's force.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanStart {
+    pub owed: (f64, f64),
+    pub correction: Correction,
+    pub master: Motion,
+    pub dynamics: Dynamics,
+    pub h: f64,
+    pub passivity: f64,
+}
+
+impl PlanStart {
+    /// Where the model starts: the master's motion plus what is owed, under the external
+    /// acceleration.
+    pub fn model_start(&self) -> Motion {
+        Motion {
+            s: self.master.s + self.owed.0,
+            v: self.master.v + self.owed.1,
+            a: self.dynamics.a_ext,
+        }
+    }
+}
+
 /// What [`Coupling::plan`] decided for one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plan {
@@ -438,7 +449,15 @@ mod tests {
         let mut impulse = 0.0;
         let mut largest_offset: f64 = 0.0;
         for _ in 0..3 {
-            let plan = Coupling::plan(owed, correction, &law, master, dynamics, h, 0.0);
+            let from = PlanStart {
+                owed,
+                correction,
+                master,
+                dynamics,
+                h,
+                passivity: 0.0,
+            };
+            let plan = Coupling::plan(&law, &from);
             impulse += plan.force * h;
             let a = -plan.force / dynamics.mass;
             master = Motion {

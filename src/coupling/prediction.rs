@@ -5,9 +5,8 @@
 
 use super::free_plan::free_plan;
 use super::probe::only_grazes;
-use super::{Correction, Coupling, Plan, ProbeSizing, PROBE_SHARE};
+use super::{Correction, Coupling, Plan, PlanStart, ProbeSizing, PROBE_SHARE};
 use crate::laws::ContactLaw;
-use crate::step::dynamic::Dynamics;
 use crate::step::{integrate_step, Motion, SubstepLimits};
 
 /// `f_next`, made or still to be made: a master that steps the gap first never reads it, and
@@ -23,14 +22,7 @@ pub enum Prediction {
         probe: Option<ProbeSizing>,
     },
     /// The coupled model's plan one step ahead, from where the master will be then.
-    Dynamic {
-        owed: (f64, f64),
-        correction: Correction,
-        master: Motion,
-        dynamics: Dynamics,
-        h: f64,
-        passivity: f64,
-    },
+    Dynamic(PlanStart),
 }
 
 impl Default for Prediction {
@@ -44,7 +36,8 @@ impl Prediction {
     pub fn step(&self) -> f64 {
         match *self {
             Prediction::Known(_) => 0.0,
-            Prediction::Kinematic { h, .. } | Prediction::Dynamic { h, .. } => h,
+            Prediction::Kinematic { h, .. } => h,
+            Prediction::Dynamic(from) => from.h,
         }
     }
 
@@ -82,15 +75,8 @@ impl Prediction {
                 let force = share.unwrap_or(1.0) * impulse / h;
                 (force, Correction::default(), sizing.is_some())
             }
-            Prediction::Dynamic {
-                owed,
-                correction,
-                master,
-                dynamics,
-                h,
-                passivity,
-            } => {
-                let plan = Coupling::plan(owed, correction, law, master, dynamics, h, passivity);
+            Prediction::Dynamic(from) => {
+                let plan = Coupling::plan(law, &from);
                 (plan.force, continuation(&plan), false)
             }
         }
@@ -99,18 +85,10 @@ impl Prediction {
     /// [`Self::planned`] where the prediction is a free step's plan (`free_plan`); None where it
     /// is not, without planning it whole.
     pub(super) fn planned_if_free<L: ContactLaw>(&self, law: &L) -> Option<(f64, Correction)> {
-        let Prediction::Dynamic {
-            owed,
-            correction,
-            master,
-            dynamics,
-            h,
-            passivity,
-        } = *self
-        else {
+        let Prediction::Dynamic(from) = self else {
             return None;
         };
-        let plan = free_plan(owed, correction, law, master, dynamics, h, passivity)?;
+        let plan = free_plan(law, from)?;
         Some((plan.force, continuation(&plan)))
     }
 }

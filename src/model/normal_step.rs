@@ -139,7 +139,7 @@ impl ElastoGap {
             plan,
             start,
             predicted_port_work,
-        } = free.plan;
+        } = *free.dynamic();
         report.integral = plan.step.integral;
         report.passivity_force = plan.passivity;
         report.passivity_deficit = setting.deficit;

@@ -165,7 +165,7 @@ fn an_unread_prediction_is_made_when_first_read() {
         .expect("a finite step");
     assert!(matches!(
         gap.co_simulation.coupling.f_next(),
-        Prediction::Dynamic { .. }
+        Prediction::Dynamic(_)
     ));
     let value = gap.value(Var::FNext);
     assert!(value.is_finite() && value != 0.0, "{value}");
