@@ -178,14 +178,6 @@ pub(crate) fn laws_figure(fmu: &std::sync::Arc<Fmu>, args: &Args) -> Result<(), 
     std::fs::write(&csv, text).map_err(|e| format!("cannot write {}: {e}", csv.display()))?;
 
     let stop = args.options.stop_time;
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for run in &runs {
-        for row in &run.rows {
-            lo = lo.min(row.gap1.f);
-            hi = hi.max(row.gap1.f);
-        }
-    }
-    let pad = 0.05 * (hi - lo).max(1.0);
     let root = SVGBackend::new(&svg, (1100, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let title = format!(
@@ -196,18 +188,11 @@ pub(crate) fn laws_figure(fmu: &std::sync::Arc<Fmu>, args: &Args) -> Result<(), 
             format!("co-simulation, step {} s", args.options.step)
         }
     );
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(14)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
-    chart
-        .configure_mesh()
-        .x_desc("time t (s)")
-        .y_desc("force f at flange_b (N)")
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()?;
+    let forces = runs
+        .iter()
+        .flat_map(|run| run.rows.iter().map(|row| row.gap1.f));
+    let y_desc = "force f at flange_b (N)";
+    let mut chart = force_axes(&root, (&title, 18, 14), y_desc, forces, stop)?;
     let colors = [
         RGBColor(214, 39, 40),
         RGBColor(255, 127, 14),
@@ -248,27 +233,37 @@ pub(crate) fn force_chart<'a, 'b: 'a, 'r>(
     rows: impl IntoIterator<Item = &'r cosim::Row>,
     stop: f64,
 ) -> Result<Chart<'a, 'b>, Box<dyn Error>> {
+    let caption = ("Forces of the two ElastoGap FMUs (at flange_b)", 16, 12);
+    let forces = rows.into_iter().flat_map(|r| [r.gap1.f, r.gap2.f]);
+    force_axes(area, caption, "force f (N)", forces, stop)
+}
+
+/// A chart of forces against the time over `[0, stop]`: its caption with the caption's font size
+/// and the chart's margin, the force axis `y_desc`, its range padded around every one of
+/// `forces` (and 0).
+pub(crate) fn force_axes<'a, 'b: 'a>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    (caption, size, margin): (&str, u32, u32),
+    y_desc: &str,
+    forces: impl IntoIterator<Item = f64>,
+    stop: f64,
+) -> Result<Chart<'a, 'b>, Box<dyn Error>> {
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for r in rows {
-        for f in [r.gap1.f, r.gap2.f] {
-            lo = lo.min(f);
-            hi = hi.max(f);
-        }
+    for f in forces {
+        lo = lo.min(f);
+        hi = hi.max(f);
     }
     let pad = 0.05 * (hi - lo).max(1.0);
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            "Forces of the two ElastoGap FMUs (at flange_b)",
-            ("sans-serif", 16),
-        )
-        .margin(12)
+        .caption(caption, ("sans-serif", size))
+        .margin(margin)
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..stop, (lo - pad)..(hi + pad))?;
     chart
         .configure_mesh()
         .x_desc("time t (s)")
-        .y_desc("force f (N)")
+        .y_desc(y_desc)
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     Ok(chart)
