@@ -88,11 +88,11 @@
 //! - the plan (`plan.rs`): [`Coupling::plan`] integrates the model and makes the held force (a
 //!   step with nothing of a contact under way or met is planned as the free flight it is,
 //!   `free_plan.rs`), its correction's shift (`correction.rs`) held to the model's energy
-//!   (`energy_bounded_shift`) and through the speed fuse (`through_the_speed_fuse`, `passivity.rs`); a contact given through a
-//!   wrong mass is replayed with the mass known ([`replay`]); an offset the contact no longer
-//!   needs is forgiven (`forgive_position`); the model starts no deeper in a contact than the
-//!   energy it can account for (`fund_the_model_start`); nothing is owed after a short step
-//!   (`forget_owed`, here);
+//!   (`energy_bounded_shift`) and through the speed fuse (`through_the_speed_fuse`,
+//!   `passivity.rs`); a contact given through a wrong mass is replayed with the mass known
+//!   ([`replay`]); an offset the contact no longer needs is forgiven (`forgive_position`); the
+//!   model starts no deeper in a contact than the energy it can account for
+//!   (`fund_the_model_start`); nothing is owed after a short step (`forget_owed`, here);
 //! - without a mass, the probe (`probe.rs`): whether the step probes (`probing`), its share
 //!   (`hold_probe`, [`ProbeSizing`]);
 //! - `f_next` (`prediction.rs`): [`Prediction`], made at the first read (`make_f_next`);

@@ -35,6 +35,30 @@ pub(super) struct StepEnd {
     pub(super) predicted_port_work: f64,
 }
 
+impl StepEnd {
+    /// The end of a step planned through the mass in `setting`, and what the step reports of
+    /// the plan.
+    #[inline(always)]
+    fn through_the_mass(
+        setting: &DynamicSetting,
+        planned: &DynamicPlan,
+        report: &mut StepReport,
+    ) -> StepEnd {
+        let plan = &planned.plan;
+        report.integral = plan.step.integral;
+        report.passivity_force = plan.passivity;
+        report.passivity_deficit = setting.deficit;
+        report.dynamic = true;
+        StepEnd {
+            planned_f_mean: Some(plan.force),
+            end: plan.step.end,
+            start: planned.start,
+            dynamics: Some(setting.dynamics),
+            predicted_port_work: planned.predicted_port_work,
+        }
+    }
+}
+
 impl ElastoGap {
     #[inline(always)]
     pub(super) fn kinematic_step<L: ContactLaw>(
@@ -91,34 +115,20 @@ impl ElastoGap {
         // Over the next step: as long as this one, unless an early return tells otherwise.
         let h_next = self.co_simulation.next_step.unwrap_or(h);
         let replayed = report.replayed_owed.is_some();
-        let DynamicPlan {
-            plan,
-            start,
-            predicted_port_work,
-        } = self.co_simulation.coupling.plan_the_dynamic_step(
+        let planned = self.co_simulation.coupling.plan_the_dynamic_step(
             law,
             &setting,
             next_before,
             replayed,
             h_next,
         );
-        report.integral = plan.step.integral;
-        report.passivity_force = plan.passivity;
-        report.passivity_deficit = setting.deficit;
-        report.dynamic = true;
-        StepEnd {
-            planned_f_mean: Some(plan.force),
-            end: plan.step.end,
-            start,
-            dynamics: Some(setting.dynamics),
-            predicted_port_work,
-        }
+        StepEnd::through_the_mass(&setting, &planned, report)
     }
 
-    /// The step through `mass` where it is a free one ([`crate::coupling::Coupling::plan_a_free_step`]):
-    /// nothing of a contact under way or met. It writes nothing to the coupling before the step's
-    /// test; the coupling takes the [`FreeStep`] once the step passed it. None where the step is
-    /// not a free one.
+    /// The step through `mass` where it is a free one
+    /// ([`crate::coupling::Coupling::plan_a_free_step`]): nothing of a contact under way or met.
+    /// It writes nothing to the coupling before the step's test; the coupling takes the
+    /// [`FreeStep`] once the step passed it. None where the step is not a free one.
     #[inline(always)]
     pub(super) fn free_step<L: ContactLaw>(
         &self,
@@ -135,23 +145,8 @@ impl ElastoGap {
             self.co_simulation
                 .coupling
                 .plan_a_free_step(law, &setting, next_before, h_next)?;
-        let DynamicPlan {
-            plan,
-            start,
-            predicted_port_work,
-        } = *free.dynamic();
-        report.integral = plan.step.integral;
-        report.passivity_force = plan.passivity;
-        report.passivity_deficit = setting.deficit;
-        report.dynamic = true;
+        let step_end = StepEnd::through_the_mass(&setting, free.dynamic(), report);
         report.cut_for_want_of_a_reading = free.cut_reported;
-        let step_end = StepEnd {
-            planned_f_mean: Some(plan.force),
-            end: plan.step.end,
-            start,
-            dynamics: Some(setting.dynamics),
-            predicted_port_work,
-        };
         let handed = HandedForces {
             f_mean: free.f_mean,
             next: free.next,
