@@ -184,9 +184,6 @@ thread_local! {
     static REFUSING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Set by a test: the next steps take the whole machinery, free or not.
     static WHOLE_STEPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-thread_local! {
     /// The free steps taken on this thread.
     static FREE_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
