@@ -14,8 +14,8 @@ mod tests;
 use crate::laws::ForceLaw;
 use crate::model::ElastoGap;
 use crate::variables::{Var, VARIABLES};
-pub use layout::INTERFACE_SLOT;
 use layout::{visit, FIELD_COUNT, FINGERPRINT_SLOTS};
+pub use layout::{CONTACT_LATCH_SLOT, INTERFACE_SLOT};
 
 const MAGIC: &[u8; 8] = b"EGAPFMU2";
 /// The version of the format `layout` describes: the header, then one `f64` per slot in its

@@ -260,6 +260,23 @@ fn do_step(instance: fmi3Instance, t: f64, h: f64) -> StepResult {
     r
 }
 
+/// Event Mode entered and its discrete states updated: the five flags fmi3UpdateDiscreteStates
+/// returns (discreteStatesNeedUpdate, terminateSimulation, nominalsOfContinuousStatesChanged,
+/// valuesOfContinuousStatesChanged, nextEventTimeDefined).
+fn take_event(instance: fmi3Instance) -> [bool; 5] {
+    let mut flags = [true; 5];
+    let mut next_event_time = f64::NAN;
+    let [a, b, c, d, e] = &mut flags;
+    unsafe {
+        assert_eq!(fmi3EnterEventMode(instance), OK);
+        assert_eq!(
+            fmi3UpdateDiscreteStates(instance, a, b, c, d, e, &mut next_event_time),
+            OK
+        );
+    }
+    flags
+}
+
 /// The free fall's touch-down: s0 - g t^2 / 2 = 0.
 fn touch_down() -> f64 {
     (2.0 * S0 / G).sqrt()
@@ -303,19 +320,9 @@ fn early_return_stops_at_the_touch_down_and_event_mode_takes_the_switch() {
         !contact(instance),
         "contact takes its new value in event mode"
     );
-    unsafe {
-        assert_eq!(fmi3EnterEventMode(instance), OK);
-        let mut flags = [true; 5];
-        let mut next_event_time = f64::NAN;
-        let [a, b, c, d, e] = &mut flags;
-        assert_eq!(
-            fmi3UpdateDiscreteStates(instance, a, b, c, d, e, &mut next_event_time),
-            OK
-        );
-        assert_eq!(flags, [false; 5]);
-        assert!(contact(instance), "contact after the switch");
-        assert_eq!(fmi3EnterStepMode(instance), OK);
-    }
+    assert_eq!(take_event(instance), [false; 5]);
+    assert!(contact(instance), "contact after the switch");
+    unsafe { assert_eq!(fmi3EnterStepMode(instance), OK) };
     // The step on from the switch does not stop at it again.
     let t = result.last_successful_time;
     set_motion(instance, S0 - 0.5 * G * t * t, -G * t);
@@ -324,6 +331,48 @@ fn early_return_stops_at_the_touch_down_and_event_mode_takes_the_switch() {
     assert_eq!(next.last_successful_time, t + (start + 2.0 * H - t));
     assert!(contact(instance));
     unsafe { fmi3FreeInstance(instance) };
+}
+
+/// A state taken at an early return, before Event Mode, holds `contact` as it read before the
+/// switch: serialized and restored, it reads so again, and Event Mode takes the switch. (FMI 2.0,
+/// whose steps never return early, refuses such a state: `deserialize-latched-contact`.)
+#[test]
+fn a_state_taken_at_an_early_return_keeps_the_switch_to_take() {
+    let recorder = Recorder::new();
+    let instance = co_simulation(&recorder, true, true, false);
+    initialize(instance);
+    unsafe {
+        assert_eq!(fmi3EnterStepMode(instance), OK);
+        fall(instance, 30).expect("an early return at the touch-down");
+        let mut state = null_mut();
+        assert_eq!(fmi3GetFMUState(instance, &mut state), OK);
+        let mut bytes = vec![0u8; elastogap::snapshot::SERIALIZED_SIZE];
+        let size = bytes.len();
+        assert_eq!(
+            fmi3SerializeFMUState(instance, state, bytes.as_mut_ptr(), size),
+            OK
+        );
+        let latch = elastogap::snapshot::HEADER_SIZE + 8 * elastogap::snapshot::CONTACT_LATCH_SLOT;
+        assert_eq!(
+            bytes[latch..latch + 8],
+            1.0f64.to_le_bytes(),
+            "latched false"
+        );
+        take_event(instance);
+        assert!(contact(instance));
+        let mut copy = null_mut();
+        assert_eq!(
+            fmi3DeserializeFMUState(instance, bytes.as_ptr(), size, &mut copy),
+            OK
+        );
+        assert_eq!(fmi3SetFMUState(instance, copy), OK);
+        assert!(!contact(instance), "contact as it read before the switch");
+        take_event(instance);
+        assert!(contact(instance), "contact after the switch, taken again");
+        assert_eq!(fmi3FreeFMUState(instance, &mut state), OK);
+        assert_eq!(fmi3FreeFMUState(instance, &mut copy), OK);
+        fmi3FreeInstance(instance);
+    }
 }
 
 /// Along a prescribed motion (`heldForce` = None, the inputs set before every step) a step with

@@ -43,6 +43,7 @@ impl Standard for Fmi2 {
     const FMU_STATE: &'static str = "FMUstate";
     const SET_TIME: &'static str = "fmi2SetTime";
     const SERIALIZED_SIZE: &'static str = "fmi2SerializedFMUstateSize";
+    const RETURNS_EARLY: bool = false;
     const REAL: Kind = Kind::Real;
     const STRING: Kind = Kind::String;
 

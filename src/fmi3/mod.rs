@@ -88,6 +88,7 @@ impl Standard for Fmi3 {
     const FMU_STATE: &'static str = "FMUState";
     const SET_TIME: &'static str = "fmi3SetTime";
     const SERIALIZED_SIZE: &'static str = "fmi3SerializedFMUStateSize";
+    const RETURNS_EARLY: bool = true;
     const REAL: Type = Type::Float64;
     const STRING: Type = Type::String;
 

@@ -58,7 +58,7 @@ impl ElastoGap {
         start: &mut ElastoGap,
         report: &mut StepReport,
     ) -> Result<Option<Switch>, NonFiniteStep> {
-        let resuming = self.co_simulation.contact_latch.is_some();
+        let resuming = self.stopped_at_a_switch();
         if !resuming || self.co_simulation.grid_step <= 0.0 {
             self.co_simulation.grid_step = h;
         }
@@ -132,6 +132,12 @@ impl ElastoGap {
                 tau: t.tau,
                 entering: t.entering,
             })
+    }
+
+    /// Whether the last step returned early at a switch and `contact` still reads its value
+    /// before it.
+    pub fn stopped_at_a_switch(&self) -> bool {
+        self.co_simulation.contact_latch.is_some()
     }
 
     /// Co-simulation in event mode: the switch the last step stopped at takes effect (`contact`

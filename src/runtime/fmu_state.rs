@@ -145,6 +145,12 @@ impl<S: Standard> Instance<S> {
         let bytes = slice(bytes, size, "serializedState")?;
         let (mut model, fingerprint) = snapshot::read(bytes).map_err(error)?;
         self.check_same_interface(&model)?;
+        if model.stopped_at_a_switch() && !S::RETURNS_EARLY {
+            return Err(error(format!(
+                "the serialized state is corrupt: it holds the contact flag latched at a switch where a step returned early, and no {} step returns early",
+                S::NAME
+            )));
+        }
         model.tables = self.tables_for_state(&model, fingerprint)?;
         self.store(state, model)
     }

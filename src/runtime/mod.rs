@@ -77,6 +77,9 @@ pub trait Standard: Sized + 'static {
     /// The functions that set the time and tell a serialized state's size, named in refusals.
     const SET_TIME: &'static str;
     const SERIALIZED_SIZE: &'static str;
+    /// Whether a co-simulation step may return early, at a switch of the contact: only then may
+    /// a state hold `contact` latched there.
+    const RETURNS_EARLY: bool;
     /// The types Reals and `tableFile` are got and set as.
     const REAL: Self::Type;
     const STRING: Self::Type;

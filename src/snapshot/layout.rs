@@ -20,6 +20,8 @@ use crate::model::{ElastoGap, Interface};
 pub const FIELD_COUNT: usize = 354;
 /// The slot that names the interface (1 for Model Exchange, 0 for co-simulation).
 pub const INTERFACE_SLOT: usize = 34;
+/// The slot of `contact` latched at a switch a step returned early at ([`latch`]).
+pub const CONTACT_LATCH_SLOT: usize = 148;
 /// The slots of the tables' fingerprint, its high and low 32 bits (0: no tables).
 pub const FINGERPRINT_SLOTS: [usize; 2] = [93, 94];
 

@@ -243,6 +243,10 @@ fn the_layout_takes_every_slot_and_the_named_slots_hold_their_fields() {
         [INTERFACE_SLOT]
     );
     assert_eq!(
+        o(|m| *co_simulation(m).contact_latch = Some(false)),
+        [CONTACT_LATCH_SLOT]
+    );
+    assert_eq!(
         o(|m| coupling(m).note_that_the_master_reads_next()),
         [F_NEXT_READ_SLOT]
     );

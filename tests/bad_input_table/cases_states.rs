@@ -65,6 +65,13 @@ fn heat_flowing_in(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// `contact` latched false at a switch, as only a step that returns early leaves it.
+fn latched_contact(mut bytes: Vec<u8>) -> Vec<u8> {
+    let at = elastogap::snapshot::HEADER_SIZE + 8 * elastogap::snapshot::CONTACT_LATCH_SLOT;
+    bytes[at..at + 8].copy_from_slice(&1.0f64.to_le_bytes());
+    bytes
+}
+
 fn negative_c(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes[C_SLOT..C_SLOT + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
     bytes
@@ -228,6 +235,11 @@ pub const CASES: &[(&str, Case)] = &[
     ("deserialize-heat-flowing-in", |fmu| {
         call(fmu, instantiated, |i| {
             deserialize_damaged(i, heat_flowing_in)
+        })
+    }),
+    ("deserialize-latched-contact", |fmu| {
+        call(fmu, instantiated, |i| {
+            deserialize_damaged(i, latched_contact)
         })
     }),
     ("deserialize-invalid-parameter", |fmu| {
