@@ -604,11 +604,28 @@ const VALUE_REFERENCE_BOUND: usize = {
 };
 
 pub fn by_var(var: Var) -> &'static Variable {
-    VARIABLES
-        .iter()
-        .find(|v| v.var == var)
-        .expect("every Var has a row in VARIABLES")
+    &VARIABLES[usize::from(ROW_OF_VAR[var as usize])]
 }
+
+/// The row in `VARIABLES` of each `Var`, built at compile time: every value an importer sets is
+/// checked against its variable's rule, and a search of the table would cost a set call more
+/// than its checks.
+const ROW_OF_VAR: [u8; VARIABLES.len()] = {
+    let mut rows = [u8::MAX; VARIABLES.len()];
+    let mut k = 0;
+    while k < VARIABLES.len() {
+        let slot = VARIABLES[k].var as usize;
+        assert!(rows[slot] == u8::MAX, "two rows of VARIABLES share a Var");
+        rows[slot] = k as u8;
+        k += 1;
+    }
+    let mut v = 0;
+    while v < rows.len() {
+        assert!(rows[v] != u8::MAX, "every Var has a row in VARIABLES");
+        v += 1;
+    }
+    rows
+};
 
 /// Units used in the table and their SI base-unit exponents (kg, m, s) for `<UnitDefinitions>`.
 pub const UNITS: &[(&str, i32, i32, i32)] = &[

@@ -79,13 +79,15 @@ pub fn set_values<E: From<String>>(
             ElastoGap::check_value(variable.var, value).map_err(|v| v.to_string())?;
         }
     }
-    let before = model.parameters;
+    // The parameters to go back to where their relations, checked after the call's values are
+    // stored, refuse it: kept only then, as an input's set call is every master's on every step.
+    let before = (sets_parameter && phase.running).then_some(model.parameters);
     for (value_reference, value) in values {
         if let Some(variable) = by_value_reference(value_reference) {
             model.set_value(variable.var, value);
         }
     }
-    if sets_parameter && phase.running {
+    if let Some(before) = before {
         if let Err(violation) = model.check_parameter_relations() {
             model.parameters = before;
             return Err(violation.to_string().into());

@@ -245,7 +245,9 @@ impl<S: Standard> Instance<S> {
         }
     }
 
-    /// The variable a value reference names, if a value of `ty` gets and sets it.
+    /// The variable a value reference names, if a value of `ty` gets and sets it. Inlined: it
+    /// runs for every value a getter or setter passes.
+    #[inline(always)]
     pub fn variable(value_reference: u32, ty: S::Type) -> Result<&'static Variable, Failure> {
         let variable = by_value_reference(value_reference)
             .ok_or_else(|| error(format!("unknown value reference {value_reference}")))?;
