@@ -80,16 +80,15 @@ pub unsafe extern "C" fn fmi3DoStep(
 ) -> fmi3Status {
     let _ = noSetFMUStatePriorToCurrentPoint;
     let (t, h) = (currentCommunicationPoint, communicationStepSize);
-    // The step stops at switches for early return or the intermediate update: read before `run`
-    // checks the instance, as `run` itself reads it (`peek`).
-    let setup = Instance::peek(instance).map(|fmu| &fmu.setup);
-    let stops = setup.is_some_and(|s| s.early_return_allowed || s.intermediate_update.is_some());
     Instance::run_raw(instance, Call::DoStep, |pointer| {
         let event_handling_needed = out(eventHandlingNeeded, "eventHandlingNeeded")?;
         let terminate = out(terminateSimulation, "terminateSimulation")?;
         let early_return = out(earlyReturn, "earlyReturn")?;
         let last_successful_time = out(lastSuccessfulTime, "lastSuccessfulTime")?;
-        let outcome = if stops {
+        // The step stops at switches for early return or the intermediate update.
+        // SAFETY: `run_raw` checked the instance; the borrow ends here.
+        let setup = unsafe { &(*pointer).setup };
+        let outcome = if setup.early_return_allowed || setup.intermediate_update.is_some() {
             Instance::step_to_switch(pointer, (t, h), Setup::step_start, at_switch)
         } else {
             // SAFETY: `run_raw` checked the instance; no other borrow of it is live.
