@@ -23,7 +23,23 @@ pub struct Phase {
 /// or time (`set_time` names the function that sets it). A fixed parameter set again to the value
 /// it has is accepted as the no-op it is: OpenModelica's Model Exchange import (before its 2026-08
 /// fix) writes every parameter after initialization, and refusing that would refuse the FMU there.
+/// An input may always be set: that test is inlined, as every master sets inputs on every step.
+#[inline(always)]
 fn check_settable(
+    model: &ElastoGap,
+    variable: &Variable,
+    value: f64,
+    phase: Phase,
+    set_time: &str,
+) -> Result<(), String> {
+    if variable.causality == Causality::Input {
+        return Ok(());
+    }
+    check_settable_other(model, variable, value, phase, set_time)
+}
+
+/// [`check_settable`] for a variable that is not an input.
+fn check_settable_other(
     model: &ElastoGap,
     variable: &Variable,
     value: f64,
