@@ -92,7 +92,7 @@ pub fn set_values<E: From<String>>(
         // Inputs are checked at once; parameters once they take effect: at the end of
         // initialization, or now if the simulation is running.
         if variable.causality == Causality::Input || phase.running {
-            ElastoGap::check_value(variable.var, value).map_err(|v| v.to_string())?;
+            ElastoGap::check_against(variable, value).map_err(|v| v.to_string())?;
         }
     }
     // The parameters to go back to where their relations, checked after the call's values are

@@ -6,7 +6,7 @@
 
 use super::ElastoGap;
 use crate::laws::{ForceLaw, Friction, GapDampers, GapLaw, LawOptions};
-use crate::variables::{by_var, Var, VARIABLES};
+use crate::variables::{by_var, Var, Variable, VARIABLES};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Parameters {
@@ -198,7 +198,12 @@ impl ElastoGap {
 
     /// Checks a value against the rule of `var` before it is stored.
     pub fn check_value(var: Var, value: f64) -> Result<(), RuleViolation> {
-        let variable = by_var(var);
+        Self::check_against(by_var(var), value)
+    }
+
+    /// [`Self::check_value`] for the variable itself, where the caller has its row.
+    #[inline]
+    pub fn check_against(variable: &Variable, value: f64) -> Result<(), RuleViolation> {
         if variable.rule.admits(value) {
             Ok(())
         } else {
