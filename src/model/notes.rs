@@ -38,22 +38,13 @@ impl ElastoGap {
         );
         self.warn_stiff_stiction(current_time, h, report, &mut warn);
         if report.late_mean_found {
-            warn(&format!(
-                "t = {}: the bodies felt over the contact's first step the force given for the step before it, not that step's f_mean: the master steps every unit at once and holds f_mean one step late (or holds f as sampled at the step's start). f_mean gives from this step on the force predicted for the step the master holds it over, as f_next does. Connect f_next",
-                Number(current_time)
-            ));
+            warn(&late_mean_message(current_time));
         }
         if report.cut_for_want_of_a_reading {
-            warn(&format!(
-                "t = {}: the master reads both f_mean and f_next, and its answers have not told which one it holds: the port's bound cut this step's force to what the smaller of the two forces' accounts allows, which the force it holds may not need. Set heldForce = FMean (2) for a master that steps this FMU first and holds f_mean, FNext (3) for one that steps every unit at once and holds f_next, or None (4) for one that prescribes the motion (an input file)",
-                Number(current_time)
-            ));
+            warn(&cut_message(current_time));
         }
         if report.prescribed_motion_found {
-            warn(&format!(
-                "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's steps before it held probes instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",
-                Number(current_time)
-            ));
+            warn(&prescribed_motion_message(current_time));
         }
     }
 
@@ -67,15 +58,7 @@ impl ElastoGap {
         warn: &mut impl FnMut(&str),
     ) {
         if let Some((answered, in_use)) = report.mass_disagreement {
-            let message = format!(
-                "t = {}: the master's answer to the contact gives an effective mass of {} kg, {} than the m_eff = {} kg in use; the FMU continues with {} kg (output m_eff_estimate) and corrects what the contact gave wrong. Set m_eff to the reduced mass of the bodies the contact separates",
-                Number(current_time),
-                Number(answered),
-                if answered > in_use { format!("{:.0} % more", 100.0 * (answered / in_use - 1.0)) } else { format!("{:.0} % less", 100.0 * (1.0 - answered / in_use)) },
-                Number(in_use),
-                Number(answered)
-            );
-            warn(&message);
+            warn(&mass_disagreement_message(current_time, answered, in_use));
         }
     }
 
@@ -97,15 +80,13 @@ impl ElastoGap {
             .and_then(|mass| self.stiction_omega(mass))
             .filter(|omega| omega * h > STIFF_STICTION_PHASE)
         {
-            let message = format!(
-                "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
-                Number(current_time),
-                Number(self.co_simulation.tangential_answers.mass),
-                Number(omega * h),
-                Number(STIFF_STICTION_PHASE),
-                Number(STIFF_STICTION_PHASE / omega)
-            );
-            warn(&message);
+            let tangential_mass = self.co_simulation.tangential_answers.mass;
+            warn(&stiff_stiction_message(
+                current_time,
+                tangential_mass,
+                omega,
+                h,
+            ));
         }
     }
 
@@ -142,15 +123,7 @@ impl ElastoGap {
             return;
         };
         *warned = true;
-        let message = format!(
-            "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass, steps up to a hundredth of a contact ({} s here) are right along the master's motion; at longer steps the FMU only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
-            Number(time),
-            Number(duration),
-            Number(mass),
-            Number(h),
-            Number(PLAIN_STEP * duration)
-        );
-        warn(&message);
+        warn(&short_contact_message(time, duration, mass, h));
     }
 
     /// What a step says about how the contact meets the master's step size, under `logCoupling`.
@@ -233,3 +206,63 @@ impl ElastoGap {
 /// spring explicitly, and tests/stick_slip.rs holds to its onsets only below a phase of this
 /// order.
 const STIFF_STICTION_PHASE: f64 = 2.0;
+
+#[cold]
+fn late_mean_message(current_time: f64) -> String {
+    format!(
+        "t = {}: the bodies felt over the contact's first step the force given for the step before it, not that step's f_mean: the master steps every unit at once and holds f_mean one step late (or holds f as sampled at the step's start). f_mean gives from this step on the force predicted for the step the master holds it over, as f_next does. Connect f_next",
+        Number(current_time)
+    )
+}
+
+#[cold]
+fn cut_message(current_time: f64) -> String {
+    format!(
+        "t = {}: the master reads both f_mean and f_next, and its answers have not told which one it holds: the port's bound cut this step's force to what the smaller of the two forces' accounts allows, which the force it holds may not need. Set heldForce = FMean (2) for a master that steps this FMU first and holds f_mean, FNext (3) for one that steps every unit at once and holds f_next, or None (4) for one that prescribes the motion (an input file)",
+        Number(current_time)
+    )
+}
+
+#[cold]
+fn prescribed_motion_message(current_time: f64) -> String {
+    format!(
+        "t = {}: the master's motion did not answer the force held over the last step (a motion from an input file or a test bench moves the same whatever force the FMU gives): the steps are the law's integral along it from this one on; the contact's steps before it held probes instead. Set heldForce = None (4) for a master that prescribes the motion, and every step is the law's integral along it",
+        Number(current_time)
+    )
+}
+
+#[cold]
+fn mass_disagreement_message(current_time: f64, answered: f64, in_use: f64) -> String {
+    format!(
+        "t = {}: the master's answer to the contact gives an effective mass of {} kg, {} than the m_eff = {} kg in use; the FMU continues with {} kg (output m_eff_estimate) and corrects what the contact gave wrong. Set m_eff to the reduced mass of the bodies the contact separates",
+        Number(current_time),
+        Number(answered),
+        if answered > in_use { format!("{:.0} % more", 100.0 * (answered / in_use - 1.0)) } else { format!("{:.0} % less", 100.0 * (1.0 - answered / in_use)) },
+        Number(in_use),
+        Number(answered)
+    )
+}
+
+#[cold]
+fn stiff_stiction_message(current_time: f64, tangential_mass: f64, omega: f64, h: f64) -> String {
+    format!(
+        "t = {}: the sticking contact's spring against the {} kg the master's answers tell turns {} rad per communication step (omega*h, above {}): until those answers came (six steps of contact), the slip was held over each step, and a master's explicit coupling of so stiff a spring may have gained energy and broken the stick. A step below {} s, or a larger maxStictionDeformation, keeps it below",
+        Number(current_time),
+        Number(tangential_mass),
+        Number(omega * h),
+        Number(STIFF_STICTION_PHASE),
+        Number(STIFF_STICTION_PHASE / omega)
+    )
+}
+
+#[cold]
+fn short_contact_message(time: f64, duration: f64, mass: f64, h: f64) -> String {
+    format!(
+        "t = {}: m_eff = 0, and a contact lasts about {} s through the mass the master's answers give so far ({} kg, output m_eff_estimate), less than two communication steps (h = {} s). Without a mass, steps up to a hundredth of a contact ({} s here) are right along the master's motion; at longer steps the FMU only keeps the contact's impulse within what the least mass the answers allow can take without gaining energy, and a body that is not alone (on a spring, driven, another body behind it) may get a wrong impulse. Set m_eff to the reduced mass of the bodies the contact separates (the body's mass on a fixed housing)",
+        Number(time),
+        Number(duration),
+        Number(mass),
+        Number(h),
+        Number(PLAIN_STEP * duration)
+    )
+}
