@@ -78,6 +78,11 @@ impl PortState {
             0.0
         };
         let q = 0.5 * h * h / least_mass;
+        // Without doubt both ends come from the same interval: b + doubt and b - doubt are b
+        // bit for bit, save a zero's sign.
+        if doubt == 0.0 && b != 0.0 {
+            return one_sided(b, q, received);
+        }
         (
             one_sided(b + doubt, q, received).0,
             one_sided(b - doubt, q, received).1,
