@@ -8,7 +8,8 @@
 //! Every instance here has `loggingOn = fmi2False`: the table says errors are logged regardless.
 //!
 //! `table.rs` reads the rows (with `tests/support/bad_input_doc.rs`), `harness.rs` drives the
-//! instances, and the cases are in `cases_*.rs` by what they cover.
+//! instances, and the cases are in `cases_*.rs` by what they cover; the parameter rules' cases
+//! that both FMI versions' tables make the same way are `tests/support/parameter_cases.rs`'.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -35,6 +36,7 @@ fn cases() -> impl Iterator<Item = &'static (&'static str, Case)> {
     [
         cases_instance::CASES,
         cases_parameters::CASES,
+        cases_parameters::SHARED_CASES,
         cases_calls::CASES,
         cases_states::CASES,
     ]

@@ -1,6 +1,7 @@
 //! The case of each row of `docs/bad-input-fmi3.md`, by key.
 //!
-//! The cases are in groups by what they cover, one module each; [`all`] chains them.
+//! The cases are in groups by what they cover, one module each; [`all`] chains them. The parameter
+//! rules' cases that both tables make the same way are `tests/support/parameter_cases.rs`'.
 
 #[path = "cases_calls.rs"]
 mod calls;
@@ -20,6 +21,7 @@ pub fn all() -> impl Iterator<Item = &'static (&'static str, Case)> {
     [
         instance::CASES,
         parameters::CASES,
+        parameters::SHARED_CASES,
         calls::CASES,
         states::CASES,
     ]

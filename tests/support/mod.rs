@@ -26,11 +26,12 @@
 //! - [`gap_law`]: the MSL ElastoGap law written out independently of the FMU, the one reference
 //!   the tests hold the FMU's force to, and its integral along a motion.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
-//! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`.
+//! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`; [`parameter_cases`]:
+//!   the cases of parameter rules both tables make the same way.
 //! - [`generated`]: the docs' blocks and rows that tests make from a run.
 //! - [`performance_table`]: the table of the step real masters take, from a benchmark run.
 
-#![allow(dead_code, unused_imports)]
+#![allow(dead_code, unused_imports, unused_macros)]
 
 pub mod bad_input_doc;
 pub mod cosim;
@@ -50,6 +51,7 @@ pub mod masters;
 pub mod model_description;
 pub mod model_exchange;
 pub mod msl_reference;
+pub mod parameter_cases;
 pub mod performance_table;
 pub mod random;
 pub mod reference;
