@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::harness::*;
+use crate::support::damaged_state::*;
 use crate::support::{ok, Fmu, FmuState, Instance, Status};
 use crate::table::Returned;
 use elastogap::variables::Var;
@@ -23,58 +24,6 @@ fn deserialize_damaged(inst: &mut Instance, damage: fn(Vec<u8>) -> Vec<u8>) -> S
         "a refused buffer hands out no state"
     );
     status
-}
-
-/// Offset of the f64 slot of `c` in a serialized state: after the 8-byte magic and the 4-byte
-/// format version, `c` is the first slot.
-const C_SLOT: usize = 12;
-
-fn one_byte_short(mut bytes: Vec<u8>) -> Vec<u8> {
-    bytes.pop();
-    bytes
-}
-
-fn wrong_magic(mut bytes: Vec<u8>) -> Vec<u8> {
-    bytes[..8].copy_from_slice(b"NOTAGAP!");
-    bytes
-}
-
-fn next_format_version(mut bytes: Vec<u8>) -> Vec<u8> {
-    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    bytes[8..12].copy_from_slice(&(version + 1).to_le_bytes());
-    bytes
-}
-
-fn nan_in_a_slot(mut bytes: Vec<u8>) -> Vec<u8> {
-    let last = bytes.len() - 8;
-    bytes[last..].copy_from_slice(&f64::NAN.to_le_bytes());
-    bytes
-}
-
-/// A probe's held-back impulse that pulls, under ElastoGap (which never pulls).
-fn pulling_probe_rest(mut bytes: Vec<u8>) -> Vec<u8> {
-    let at = elastogap::snapshot::HEADER_SIZE + 8 * 128;
-    bytes[at..at + 8].copy_from_slice(&1e-300f64.to_le_bytes());
-    bytes
-}
-
-/// The heat port's mean flow (slot 32) into the gap, of an instance without the heat port.
-fn heat_flowing_in(mut bytes: Vec<u8>) -> Vec<u8> {
-    let at = elastogap::snapshot::HEADER_SIZE + 8 * 32;
-    bytes[at..at + 8].copy_from_slice(&1e-300f64.to_le_bytes());
-    bytes
-}
-
-/// `contact` latched false at a switch, as only a step that returns early leaves it.
-fn latched_contact(mut bytes: Vec<u8>) -> Vec<u8> {
-    let at = elastogap::snapshot::HEADER_SIZE + 8 * elastogap::snapshot::CONTACT_LATCH_SLOT;
-    bytes[at..at + 8].copy_from_slice(&1.0f64.to_le_bytes());
-    bytes
-}
-
-fn negative_c(mut bytes: Vec<u8>) -> Vec<u8> {
-    bytes[C_SLOT..C_SLOT + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
-    bytes
 }
 
 /// A state taken by another instance of the same FMU.

@@ -26,7 +26,8 @@
 //! - [`gap_law`]: the MSL ElastoGap law written out independently of the FMU, the one reference
 //!   the tests hold the FMU's force to, and its integral along a motion.
 //! - [`random`]: a deterministic generator for tests that draw their cases.
-//! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`; [`parameter_cases`]:
+//! - [`bad_input_doc`]: reading the bad-input tables of `docs/bad-input*.md`; [`damaged_state`]:
+//!   serialized states damaged as their rows name; [`parameter_cases`]:
 //!   the cases of parameter rules both tables make the same way.
 //! - [`generated`]: the docs' blocks and rows that tests make from a run.
 //! - [`performance_table`]: the table of the step real masters take, from a benchmark run.
@@ -36,6 +37,7 @@
 pub mod bad_input_doc;
 pub mod cosim;
 pub mod cosim3;
+pub mod damaged_state;
 pub mod early_return_master;
 pub mod exact;
 pub mod fmi2_names;
