@@ -39,6 +39,7 @@ fn cases() -> impl Iterator<Item = &'static (&'static str, Case)> {
         cases_parameters::SHARED_CASES,
         cases_calls::CASES,
         cases_states::CASES,
+        cases_states::DAMAGED_STATES,
     ]
     .into_iter()
     .flatten()

@@ -24,6 +24,7 @@ pub fn all() -> impl Iterator<Item = &'static (&'static str, Case)> {
         parameters::SHARED_CASES,
         calls::CASES,
         states::CASES,
+        states::DAMAGED_STATES,
     ]
     .into_iter()
     .flatten()

@@ -50,6 +50,9 @@ fn call_with(
     outcome
 }
 
+/// The cases of the damaged states both FMI versions refuse (`support::damaged_state`).
+pub const DAMAGED_STATES: &[(&str, Case)] = &crate::support::damaged_state::damaged_state_cases!();
+
 /// These cases by key.
 pub const CASES: &[(&str, Case)] = &[
     // ---- Model Exchange, and one interface's functions on the other's instance
@@ -181,35 +184,6 @@ pub const CASES: &[(&str, Case)] = &[
                     .fmi3SerializeFMUState(i.instance, state, buffer.as_mut_ptr(), buffer.len())
             })
         })
-    }),
-    ("deserialize-truncated", |fmu| {
-        call(fmu, instantiated, |i| {
-            deserialize_damaged(i, one_byte_short)
-        })
-    }),
-    ("deserialize-wrong-header", |fmu| {
-        call(fmu, instantiated, |i| deserialize_damaged(i, wrong_magic))
-    }),
-    ("deserialize-wrong-version", |fmu| {
-        call(fmu, instantiated, |i| {
-            deserialize_damaged(i, next_format_version)
-        })
-    }),
-    ("deserialize-non-finite", |fmu| {
-        call(fmu, instantiated, |i| deserialize_damaged(i, nan_in_a_slot))
-    }),
-    ("deserialize-pulling-probe-rest", |fmu| {
-        call(fmu, instantiated, |i| {
-            deserialize_damaged(i, pulling_probe_rest)
-        })
-    }),
-    ("deserialize-heat-flowing-in", |fmu| {
-        call(fmu, instantiated, |i| {
-            deserialize_damaged(i, heat_flowing_in)
-        })
-    }),
-    ("deserialize-invalid-parameter", |fmu| {
-        call(fmu, instantiated, |i| deserialize_damaged(i, negative_c))
     }),
     ("deserialize-into-foreign-state", |fmu| {
         let (mut owner, state) = foreign_state(fmu);

@@ -1,6 +1,7 @@
 //! Serialized FMU states damaged the ways the bad-input tables' rows name, the same for both FMI
 //! versions (their layers share `crate::snapshot`'s format): each takes the bytes a running
-//! instance serialized and returns them changed.
+//! instance serialized and returns them changed. `damaged_state_cases!` makes the table cases of
+//! those both versions refuse.
 
 /// Offset of the f64 slot of `c` in a serialized state: after the 8-byte magic and the 4-byte
 /// format version, `c` is the first slot.
@@ -53,3 +54,42 @@ pub fn negative_c(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes[C_SLOT..C_SLOT + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
     bytes
 }
+
+/// The cases, `(table key, case)`, of the damaged states both FMI versions refuse, in a bad-input
+/// harness: each calls that harness's own `call`, `instantiated` and `deserialize_damaged`.
+macro_rules! damaged_state_cases {
+    () => {
+        [
+            ("deserialize-truncated", |fmu| {
+                call(fmu, instantiated, |i| {
+                    deserialize_damaged(i, one_byte_short)
+                })
+            }),
+            ("deserialize-wrong-header", |fmu| {
+                call(fmu, instantiated, |i| deserialize_damaged(i, wrong_magic))
+            }),
+            ("deserialize-wrong-version", |fmu| {
+                call(fmu, instantiated, |i| {
+                    deserialize_damaged(i, next_format_version)
+                })
+            }),
+            ("deserialize-non-finite", |fmu| {
+                call(fmu, instantiated, |i| deserialize_damaged(i, nan_in_a_slot))
+            }),
+            ("deserialize-pulling-probe-rest", |fmu| {
+                call(fmu, instantiated, |i| {
+                    deserialize_damaged(i, pulling_probe_rest)
+                })
+            }),
+            ("deserialize-heat-flowing-in", |fmu| {
+                call(fmu, instantiated, |i| {
+                    deserialize_damaged(i, heat_flowing_in)
+                })
+            }),
+            ("deserialize-invalid-parameter", |fmu| {
+                call(fmu, instantiated, |i| deserialize_damaged(i, negative_c))
+            }),
+        ]
+    };
+}
+pub(crate) use damaged_state_cases;
