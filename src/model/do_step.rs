@@ -569,6 +569,13 @@ impl ElastoGap {
         let plane = match self.tangential() {
             Tangential::None => PlaneForce::default(),
             plane => {
+                // The stiction state the step leaves is an output (`xi_x`, `xi_y`) and, with the
+                // tangential port's account, what the next step starts from.
+                let [d_x, d_y] = tangential.deformation;
+                let [received, dissipated] = tangential.account;
+                if !all_finite([d_x, d_y, received, dissipated]) {
+                    return false;
+                }
                 let sticking = self.sticking().then_some(tangential.deformation);
                 plane.force(&forces, self.inputs.v_t, sticking)
             }

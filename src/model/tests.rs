@@ -39,6 +39,39 @@ fn a_step_whose_friction_power_overflows_is_refused() {
     }
 }
 
+/// A step whose stiction deformation overflows (a stiction circle near the largest double, a
+/// slip near 1e200 over long steps) is refused, so that `xi_x`, `xi_y` read after an OK step are
+/// finite and a state taken then restores; the same contact at a slip of 1 m/s steps.
+#[test]
+fn a_step_whose_stiction_deformation_overflows_is_refused() {
+    for (slip, finite) in [(-1.0, true), (-1.2e200, false)] {
+        let mut gap = gap(1.0);
+        gap.set_value(Var::FrictionLaw, 2.0);
+        gap.set_value(Var::MuS, 0.3);
+        gap.set_value(Var::MuD, 0.2);
+        gap.set_value(Var::FTMax, 15.0);
+        gap.set_value(Var::MaxStictionDeformation, 4.5e303);
+        gap.set_value(Var::FlangeBS, -1e-3);
+        gap.set_value(Var::FlangeBV, -0.5);
+        gap.set_value(Var::VTx, 0.3);
+        gap.set_value(Var::VTy, slip);
+        let mut refused = false;
+        for h in [1e-3, 0.25, 1e3] {
+            if gap.do_step(h, &mut StepReport::default()).is_err() {
+                refused = true;
+                break;
+            }
+            let xi = [gap.read(Var::XiX), gap.read(Var::XiY)];
+            assert!(
+                xi.iter().all(|x| x.is_finite()),
+                "slip {slip}, h = {h}: {xi:?}"
+            );
+            gap.set_value(Var::FlangeBV, -0.1);
+        }
+        assert_eq!(refused, !finite, "slip {slip}");
+    }
+}
+
 /// A body of 1 kg at 1 m/s onto a housing, stepped by a master that holds `f_mean` over each
 /// step (it steps the gap first) and reads `f_next` after each step or never, with
 /// `heldForce` = `held`: the `f_mean`s it gets, the final `f_next` when read at the end, and
